@@ -1,0 +1,260 @@
+"""What a .tg program sees as `torch`, `torch.nn`, `torch.nn.functional` and Tensor methods.
+
+Namespaces are plain objects whose class lists its public names in `_tg_public`,
+the allow-list the interpreter checks before any attribute access.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, ops
+from .autograd import AccumulateGrad, GradMode, Node, enable_grad, no_grad, set_grad_enabled
+from .tensor import Size, Tensor, backward
+
+
+def make_namespace(name: str, members: dict) -> object:
+    """An object exposing exactly `members` as attributes (functions stay unbound)."""
+    body = {key: staticmethod(v) if callable(v) and not isinstance(v, type) else v
+            for key, v in members.items()}
+    body["_tg_public"] = frozenset(members)
+    body["__repr__"] = lambda self: f"<module '{name}'>"
+    return type(name.replace(".", "_"), (), body)()
+
+
+# --- creation ---------------------------------------------------------------------------
+
+def _infer(data):
+    """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors."""
+    if type(data) is Tensor:
+        return data.array.copy()
+    if isinstance(data, (list, tuple)):
+        items = [_infer(d) for d in data]
+        shapes = {i.shape for i in items}
+        if len(shapes) > 1:
+            first = items[0].shape
+            bad = next(i for i in items if i.shape != first)
+            raise ValueError(
+                f"expected sequence of length {first[0] if first else 0} at dim 1 "
+                f"(got {bad.shape[0] if bad.shape else 0})")
+        if not items:
+            return np.zeros(0, dtype=dtypes.DEFAULT_FLOAT.np)
+        return np.stack(items)
+    if isinstance(data, bool):
+        return np.asarray(data, dtype=np.bool_)
+    if isinstance(data, int):
+        return np.asarray(data, dtype=np.int64)
+    if isinstance(data, float):
+        return np.asarray(data, dtype=np.float64 if False else dtypes.DEFAULT_FLOAT.np)
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _finish_creation(array, dtype, requires_grad) -> Tensor:
+    if dtype is not None:
+        array = array.astype(dtype.np)
+    t = Tensor._wrap(array)
+    if requires_grad:
+        if array.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad = True
+    return t
+
+
+def tensor(data, dtype=None, requires_grad=False) -> Tensor:
+    array = _infer(data)
+    if array.dtype == np.float64 and type(data) is not Tensor:
+        array = array.astype(dtypes.DEFAULT_FLOAT.np)
+    return _finish_creation(array, dtype, requires_grad)
+
+
+def _filled(value, shape, dtype, requires_grad):
+    dt = dtype or dtypes.DEFAULT_FLOAT
+    return _finish_creation(np.full(ops._shape_arg(shape), value, dtype=dt.np), None, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False) -> Tensor:
+    return _filled(1, size, dtype, requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False) -> Tensor:
+    return _filled(0, size, dtype, requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False) -> Tensor:
+    return _filled(1, t.array.shape, dtype or t.dtype, requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
+    return _filled(0, t.array.shape, dtype or t.dtype, requires_grad)
+
+
+empty_like = zeros_like
+
+
+def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _filled(fill_value, (size,), dtype, requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
+    dt = dtype or dtypes.DEFAULT_FLOAT
+    return _finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    floating = any(isinstance(v, float) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    dt = dtype or (dtypes.DEFAULT_FLOAT if floating else dtypes.int64)
+    count = max(0, int(np.ceil((end - start) / step)))
+    array = (start + step * np.arange(count, dtype=np.float64)).astype(dt.np)
+    return _finish_creation(array, None, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
+    dt = dtype or dtypes.DEFAULT_FLOAT
+    return _finish_creation(np.linspace(start, end, steps).astype(dt.np), None, requires_grad)
+
+
+class _Random:
+    generator = np.random.default_rng(0)
+
+
+def manual_seed(seed: int) -> None:
+    _Random.generator = np.random.default_rng(seed)
+
+
+def rand(*size, dtype=None, requires_grad=False) -> Tensor:
+    dt = dtype or dtypes.DEFAULT_FLOAT
+    return _finish_creation(_Random.generator.random(ops._shape_arg(size)).astype(dt.np), None,
+                            requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False) -> Tensor:
+    dt = dtype or dtypes.DEFAULT_FLOAT
+    array = _Random.generator.standard_normal(ops._shape_arg(size)).astype(dt.np)
+    return _finish_creation(array, None, requires_grad)
+
+
+def is_grad_enabled() -> bool:
+    return GradMode.enabled
+
+
+# --- Tensor methods and operators -----------------------------------------------------------
+
+def _swap(fn):
+    return lambda a, b: fn(b, a)
+
+
+def _iop(fn):
+    def method(a, b):
+        return ops.inplace(a, fn(a, b))
+    return method
+
+
+def _cast_method(dtype):
+    return lambda a: ops.to(a, dtype)
+
+
+def _to(a, dtype):
+    return ops.to(a, dtype)
+
+
+_METHODS = {
+    "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "pow": ops.pow,
+    "neg": ops.neg, "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "abs": ops.abs,
+    "sin": ops.sin, "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
+    "matmul": ops.matmul, "mm": ops.mm, "mv": ops.mv, "dot": ops.dot,
+    "sum": ops.sum, "mean": ops.mean, "norm": ops.norm,
+    "reshape": ops.reshape, "view": ops.view, "flatten": ops.flatten, "expand": ops.expand,
+    "permute": ops.permute, "transpose": ops.transpose, "t": ops.t,
+    "unsqueeze": ops.unsqueeze, "squeeze": ops.squeeze, "clone": ops.clone, "to": _to,
+    "float": _cast_method(dtypes.float32), "double": _cast_method(dtypes.float64),
+    "long": _cast_method(dtypes.int64), "int": _cast_method(dtypes.int32),
+    "bool": _cast_method(dtypes.bool_),
+    "add_": _iop(ops.add), "sub_": _iop(ops.sub), "mul_": _iop(ops.mul), "div_": _iop(ops.div),
+    "fill_": ops.fill_,
+    "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
+}
+
+_OPERATORS = {
+    "__add__": ops.add, "__radd__": ops.add, "__sub__": ops.sub, "__rsub__": ops.rsub,
+    "__mul__": ops.mul, "__rmul__": ops.mul, "__truediv__": ops.div,
+    "__rtruediv__": _swap(ops.div), "__pow__": ops.pow, "__rpow__": _swap(ops.pow),
+    "__matmul__": ops.matmul, "__rmatmul__": _swap(ops.matmul),
+    "__floordiv__": ops.floor_divide, "__rfloordiv__": _swap(ops.floor_divide),
+    "__mod__": ops.remainder, "__rmod__": _swap(ops.remainder),
+    "__neg__": ops.neg, "__pos__": lambda a: a, "__abs__": ops.abs,
+    "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le,
+    "__gt__": ops.gt, "__ge__": ops.ge, "__getitem__": ops.getitem,
+    "__iadd__": _iop(ops.add), "__isub__": _iop(ops.sub), "__imul__": _iop(ops.mul),
+    "__itruediv__": _iop(ops.div), "__ipow__": _iop(ops.pow),
+}
+
+for _name, _fn in {**_METHODS, **_OPERATORS}.items():
+    setattr(Tensor, _name, _fn)
+
+_ATTRIBUTES = {"shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T",
+               "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
+               "requires_grad_", "retain_grad", "retains_grad", "zero_"}
+Tensor._tg_public = frozenset(_METHODS) | frozenset(_ATTRIBUTES)
+
+
+# --- namespaces ------------------------------------------------------------------------------
+
+def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+          allow_unused=None):
+    from .autograd import run_backward
+    from .tensor import _roots_and_grads, accumulate_node
+
+    outputs = [outputs] if type(outputs) is Tensor else list(outputs)
+    inputs = [inputs] if type(inputs) is Tensor else list(inputs)
+    if grad_outputs is not None and type(grad_outputs) is Tensor:
+        grad_outputs = [grad_outputs]
+    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
+    targets = []
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        targets.append(t.grad_fn if t.grad_fn is not None else accumulate_node(t))
+    capture = {node: None for node in targets}
+    run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
+                 create_graph=create_graph, capture=capture)
+    results = []
+    for node in targets:
+        g = capture[node]
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                "One of the differentiated Tensors appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior.")
+        results.append(g if g is None or type(g) is Tensor else Tensor._wrap(g))
+    return tuple(results)
+
+
+autograd = make_namespace("torch.autograd", {"grad": _grad, "backward": backward})
+
+functional = make_namespace("torch.nn.functional", {
+    "relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh,
+})
+nn = make_namespace("torch.nn", {"functional": functional})
+
+_TORCH_FUNCTIONS = {name: fn for name, fn in _METHODS.items()
+                    if not name.endswith("_") and name not in ("float", "double", "long", "int",
+                                                               "bool", "to", "view")}
+torch = make_namespace("torch", {
+    **_TORCH_FUNCTIONS,
+    "tensor": tensor, "ones": ones, "zeros": zeros, "ones_like": ones_like,
+    "zeros_like": zeros_like, "empty_like": empty_like, "full": full, "eye": eye,
+    "arange": arange, "linspace": linspace, "rand": rand, "randn": randn,
+    "manual_seed": manual_seed, "where": ops.where, "outer": ops.outer,
+    "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
+    "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
+    "Tensor": Tensor, "Size": Size,
+    **{name: d for name, d in dtypes.ALIASES.items()},
+})
+
+__all__ = ["torch", "nn", "functional", "Tensor", "Node", "AccumulateGrad"]

@@ -1,0 +1,248 @@
+"""The autograd graph: grad_fn nodes, grad mode, and the backward pass.
+
+A node is created once per differentiable op result (`record` in tensor.py) and
+points at the nodes of its inputs through `next_functions`, as PyTorch's do.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+import numpy as np
+
+
+class GradMode:
+    """Whether ops record a graph (`torch.is_grad_enabled()`)."""
+
+    enabled = True
+
+
+class _GradModeContext:
+    _tg_public = frozenset()
+    _target = True
+
+    def __enter__(self):
+        self._previous = GradMode.enabled
+        GradMode.enabled = self._target
+        return None
+
+    def __exit__(self, *exc):
+        GradMode.enabled = self._previous
+        return False
+
+
+class no_grad(_GradModeContext):
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    def __init__(self, mode: bool):
+        self._target = bool(mode)
+        # like torch, the mode applies at once, not only inside `with`
+        self._previous = GradMode.enabled
+        GradMode.enabled = self._target
+
+
+_sequence = itertools.count()
+_FREED = object()  # marks saved values released by a backward without retain_graph
+
+
+class Node:
+    """A grad_fn: the backward rule of one op application."""
+
+    __slots__ = ("op", "next_functions", "saved", "versions", "out", "params",
+                 "shapes", "dtypes", "seq", "retained", "__weakref__")
+    _tg_public = frozenset({"next_functions", "name"})
+
+    def __init__(self, op, next_functions, saved, versions, out, params, shapes, dtypes):
+        self.op = op
+        self.next_functions = next_functions
+        self.saved = saved
+        self.versions = versions
+        self.out = out
+        self.params = params
+        self.shapes = shapes
+        self.dtypes = dtypes
+        self.seq = next(_sequence)
+        self.retained = None
+
+    def name(self) -> str:
+        return self.op.name
+
+    def __repr__(self) -> str:
+        return f"<{self.op.name} object at {id(self):#x}>"
+
+
+class AccumulateGrad:
+    """The sink node of a leaf that requires grad: adds arriving gradients to `.grad`."""
+
+    __slots__ = ("variable", "seq", "__weakref__")
+    _tg_public = frozenset({"next_functions", "name", "variable"})
+    next_functions = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.seq = float("inf")  # torch runs these as soon as they are ready
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+def accumulate_node(tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, alive as long as some graph refers to it (as in torch)."""
+    ref = tensor._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(node)
+    return node
+
+
+# --- the backward pass ------------------------------------------------------------------
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+def _dependencies(roots) -> dict:
+    """How many edges lead into each node reachable from the roots (iterative DFS)."""
+    counts: dict = {}
+    stack = list(roots)
+    seen = set(map(id, roots))
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            counts[child] = counts.get(child, 0) + 1
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return counts
+
+
+def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None):
+    """Propagate `grads` from the `roots` nodes to every reachable leaf.
+
+    With `capture` (a dict node -> None), gradients arriving at those nodes are
+    stored there instead of being accumulated into `.grad` (torch.autograd.grad).
+    """
+    from .tensor import Tensor, as_value, sum_to
+
+    counts = _dependencies(roots)
+    pending: dict = {}
+    for node, g in zip(roots, grads):
+        pending[node] = pending[node] + g if node in pending else g
+    ready = [(-node.seq, id(node), node) for node in pending if counts.get(node, 0) == 0]
+    heapq.heapify(ready)
+    previous_mode = GradMode.enabled
+    GradMode.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            g = pending.pop(node)
+            if capture is not None and node in capture:
+                capture[node] = g
+                if type(node) is AccumulateGrad:
+                    continue
+            if type(node) is AccumulateGrad:
+                _accumulate(node.variable, g, create_graph)
+                continue
+            if node.retained is not None:
+                _accumulate(node.retained, g, create_graph)
+            inputs_grads = _apply_rule(node, g, create_graph, Tensor, as_value)
+            if not retain_graph and node.saved is not None:
+                node.saved = _FREED
+                node.out = None
+            for (child, _), gi, shape, dtype in zip(node.next_functions, inputs_grads,
+                                                     node.shapes, node.dtypes):
+                if child is None or gi is None:
+                    continue
+                if gi.shape != shape:
+                    gi = sum_to(gi, shape)
+                if gi.dtype != dtype:
+                    gi = gi.to(dtype) if type(gi) is Tensor else gi.astype(dtype.np)
+                pending[child] = pending[child] + gi if child in pending else gi
+                counts[child] -= 1
+                if counts[child] == 0:
+                    heapq.heappush(ready, (-child.seq, id(child), child))
+    finally:
+        GradMode.enabled = previous_mode
+
+
+def _apply_rule(node, g, create_graph, Tensor, as_value):
+    saved = node.saved
+    if saved is _FREED:
+        raise RuntimeError(SECOND_BACKWARD)
+    op = node.op
+    if saved is None:
+        args = (None,) * len(node.next_functions)
+    else:
+        _check_versions(node)
+        args = tuple(as_value(v, create_graph) for v in saved)
+    out = node.out
+    if create_graph:
+        if type(g) is not Tensor:
+            g = Tensor._wrap(g)
+        if out is not None:
+            out = Tensor._wrap(out, grad_fn=node)
+    elif type(g) is Tensor:
+        g = g.array
+    params = node.params
+    grads = []
+    for (child, _), vjp in zip(node.next_functions, op.vjps):
+        if child is None:
+            grads.append(None)
+        elif params is None:
+            grads.append(vjp(g, out, *args))
+        else:
+            grads.append(vjp(g, out, *args, **params))
+    return grads
+
+
+def _check_versions(node) -> None:
+    for value, expected in zip(node.saved, node.versions):
+        if expected is None:
+            continue
+        now = value._version
+        if now != expected:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{value._type_name()} [{', '.join(map(str, value.array.shape))}]], "
+                f"{value._producer_text()}, is at version {now}; expected version {expected} instead. "
+                "Hint: enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            )
+
+
+def _accumulate(tensor, g, create_graph: bool) -> None:
+    from .tensor import Tensor
+
+    if create_graph:
+        g = g if type(g) is Tensor else Tensor._wrap(g)
+        tensor.grad = g if tensor.grad is None else tensor.grad + g
+        return
+    if type(g) is Tensor:
+        g = g.array
+    if tensor.grad is None:
+        # copy: one gradient array can reach several leaves (e.g. through an add)
+        tensor.grad = Tensor._wrap(np.array(g, dtype=tensor.array.dtype, copy=True))
+    else:
+        # in place, as torch does: a reference taken to `.grad` sees the sum
+        grad = tensor.grad
+        grad.array = np.add(grad.array, g, dtype=grad.array.dtype)
+        grad._version += 1

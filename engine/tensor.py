@@ -1,0 +1,282 @@
+"""The Tensor: a NumPy array plus the autograd bookkeeping PyTorch keeps beside it.
+
+Every op result is made by `record`, the single place that decides whether a
+graph node is created. Op forwards and backward rules live in ops.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .autograd import AccumulateGrad, GradMode, Node, accumulate_node, run_backward
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
+
+    _tg_public = frozenset({"numel", "index", "count"})
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class Tensor:
+    __slots__ = ("array", "requires_grad", "grad_fn", "grad", "_version", "_accumulator",
+                 "_retains_grad", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use torch.tensor(...) to create a tensor")
+
+    @classmethod
+    def _wrap(cls, data, grad_fn=None, requires_grad=False) -> "Tensor":
+        """The one constructor: `data` must already be a NumPy value of a supported dtype."""
+        t = object.__new__(cls)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        t.array = data
+        t.grad_fn = grad_fn
+        t.requires_grad = requires_grad or grad_fn is not None
+        t.grad = None
+        t._version = 0
+        t._accumulator = None
+        t._retains_grad = False
+        return t
+
+    # --- attributes -----------------------------------------------------------------
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.of_array(self.array)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self.array.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def data(self) -> "Tensor":
+        """A detached tensor sharing this one's storage: changes to it bypass autograd."""
+        return Tensor._wrap(self.array)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self.array = value.array
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def T(self) -> "Tensor":
+        return ops.permute(self, tuple(range(self.array.ndim - 1, -1, -1)))
+
+    def size(self, dim=None):
+        return Size(self.array.shape) if dim is None else self.array.shape[dim]
+
+    def dim(self) -> int:
+        return self.array.ndim
+
+    def numel(self) -> int:
+        return int(self.array.size)
+
+    def item(self):
+        if self.array.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
+        return self.array.reshape(()).item()
+
+    def tolist(self):
+        return self.array.tolist()
+
+    def __len__(self) -> int:
+        if self.array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.array.shape[0]
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.array.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.array.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.array.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.array.dtype.kind not in "iu" or self.array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from .printing import format_tensor
+
+        name = self.grad_fn.name() if self.grad_fn is not None else None
+        return format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        from .printing import format_spec
+
+        return format_spec(self.array, spec)
+
+    # --- autograd ---------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        backward([self], None if gradient is None else [gradient],
+                 retain_graph=retain_graph, create_graph=create_graph)
+
+    def detach(self) -> "Tensor":
+        return Tensor._wrap(self.array)
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self.array.dtype.kind not in "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            self._retains_grad = True
+            self.grad_fn.retained = self
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def zero_(self) -> "Tensor":
+        return ops.fill_(self, 0)
+
+    # --- helpers for messages ------------------------------------------------------------
+    def _type_name(self) -> str:
+        return _LEGACY_TYPE_NAMES[self.array.dtype.name]
+
+    def _producer_text(self) -> str:
+        if self.grad_fn is None:
+            return "which is a leaf Variable" if self.requires_grad else "which is a Tensor"
+        name = self.grad_fn.name()
+        return f"which is output 0 of {name[:-9] if name.endswith('Backward0') else name}"
+
+
+_LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                      "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                      "bool": "torch.BoolTensor"}
+
+
+def record(op, out_data, inputs, params=None) -> Tensor:
+    """Wrap an op's result; when grad mode is on and an input requires grad, add a node.
+
+    `inputs` holds Tensors and Python scalars in the op's argument order; scalars
+    appear in `next_functions` as `(None, 0)`, as torch shows them.
+    """
+    if type(out_data) is not np.ndarray:
+        out_data = np.asarray(out_data)
+    if not GradMode.enabled:
+        return Tensor._wrap(out_data)
+    edges = []
+    needed = False
+    for t in inputs:
+        if type(t) is Tensor and t.requires_grad:
+            needed = True
+            edges.append((t.grad_fn if t.grad_fn is not None else accumulate_node(t), 0))
+        else:
+            edges.append((None, 0))
+    if not needed:
+        return Tensor._wrap(out_data)
+    shapes = tuple(t.array.shape if type(t) is Tensor else None for t in inputs)
+    kinds = tuple(dtypes.of_array(t.array) if type(t) is Tensor else None for t in inputs)
+    saved = versions = None
+    if op.saves_inputs:
+        saved = tuple(inputs)
+        versions = tuple(t._version if type(t) is Tensor else None for t in inputs)
+    node = Node(op, tuple(edges), saved, versions, out_data if op.saves_out else None,
+                params, shapes, kinds)
+    return Tensor._wrap(out_data, grad_fn=node)
+
+
+def as_value(v, create_graph: bool):
+    """What a backward rule sees of a saved input: its array, or the Tensor when the
+    backward pass itself is being recorded."""
+    if type(v) is Tensor:
+        return v if create_graph else v.array
+    return v
+
+
+def sum_to(g, shape):
+    """Sum a broadcast gradient back to an input's shape (the one place that unbroadcasts)."""
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if type(g) is Tensor:
+        return ops.sum(g, dim=axes, keepdim=True).reshape(shape) if axes else g.reshape(shape)
+    return np.sum(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+
+
+def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False):
+    """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad`."""
+    roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+    run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
+                 create_graph=create_graph)
+
+
+def _roots_and_grads(tensors, grad_tensors, create_graph):
+    roots, grads = [], []
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        g = None if grad_tensors is None else grad_tensors[i]
+        if g is None:
+            if t.array.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones_like(t.array)
+        else:
+            if type(g) is not Tensor:
+                g = Tensor._wrap(np.asarray(g, dtype=t.array.dtype))
+            if g.array.shape != t.array.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {t.shape}.")
+            g = g if create_graph else g.array
+        roots.append(t.grad_fn if t.grad_fn is not None else accumulate_node(t))
+        grads.append(g)
+    return roots, grads
+
+
+from . import ops  # noqa: E402  (ops needs Tensor defined)
