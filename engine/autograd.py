@@ -141,6 +141,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     With `capture` (a dict node -> None), gradients arriving at those nodes are
     stored there instead of being accumulated into `.grad` (torch.autograd.grad).
     """
+    from .dtypes import from_numpy
     from .tensor import Tensor, as_value, sum_to
 
     counts = _dependencies(roots)
@@ -175,7 +176,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 if gi.shape != shape:
                     gi = sum_to(gi, shape)
                 if gi.dtype != dtype:
-                    gi = gi.to(dtype) if type(gi) is Tensor else gi.astype(dtype.np)
+                    gi = gi.to(from_numpy(dtype)) if type(gi) is Tensor else gi.astype(dtype)
                 pending[child] = pending[child] + gi if child in pending else gi
                 counts[child] -= 1
                 if counts[child] == 0:

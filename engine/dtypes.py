@@ -48,6 +48,10 @@ def of_array(array: np.ndarray) -> DType:
     return _BY_NP[array.dtype]
 
 
+def from_numpy(np_dtype) -> DType:
+    return _BY_NP[np.dtype(np_dtype)]
+
+
 def scalar_dtype(value) -> DType:
     """The dtype a Python scalar takes when it decides a result's category."""
     if isinstance(value, bool):

@@ -28,13 +28,16 @@ from .tensor import Tensor, record
 class Op:
     """One row of the table: a grad_fn name and the VJP of each input."""
 
-    __slots__ = ("name", "vjps", "saves_inputs", "saves_out")
+    __slots__ = ("name", "vjps", "saves_inputs", "saves_out", "reads")
 
-    def __init__(self, name: str, *vjps, saves: str = ""):
+    def __init__(self, name: str, *vjps, saves: str = "", reads=None):
         self.name = name
         self.vjps = vjps
         self.saves_inputs = "i" in saves
         self.saves_out = "o" in saves
+        # reads[i]: the inputs the VJP of input i uses; only those are saved (and
+        # version-checked), so `x.mul_(2)` does not keep x's old value alive, as in torch
+        self.reads = reads
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
@@ -104,7 +107,7 @@ def result_dtype(*operands) -> np.dtype:
         groups: list[list] = [[], [], []]
         for kind, group in key:
             groups[group].append(dtypes.scalar_dtype(kind(0)) if group == 2
-                                 else dtypes.of_array(np.empty(0, kind)))
+                                 else dtypes.from_numpy(kind))
         found = _PROMOTED[key] = dtypes.promote(*groups).np
     return found
 
@@ -119,10 +122,14 @@ def _cast(x, dt):
 
 def _binary(a, b, floating: bool = False):
     """Arrays for a binary op and the dtype of its result."""
-    if type(a) is Tensor and type(b) is Tensor and a.array.dtype == b.array.dtype:
-        dt = a.array.dtype
-        if not floating or dt.kind == "f":
-            return a.array, b.array, dt
+    if type(a) is Tensor:
+        x = a.array
+        dt = x.dtype
+        if type(b) is Tensor:
+            if b.array.dtype == dt and (not floating or dt.kind == "f"):
+                return x, b.array, dt
+        elif dt.kind == "f" and (type(b) is float or type(b) is int):
+            return x, b, dt  # NumPy keeps a Python number weak, as torch does
     dt = result_dtype(a, b)
     if floating and dt.kind != "f":
         dt = dtypes.DEFAULT_FLOAT.np
@@ -182,7 +189,10 @@ def rsub(a, scalar, alpha=1):
     return record(RSUB, _finish(y - x * alpha, dt), (a,))
 
 
-MUL = Op("MulBackward0", lambda g, out, a, b: g * b, lambda g, out, a, b: g * a, saves="i")
+_CROSSED = ((1,), (0,))  # each input's gradient reads only the other input
+
+MUL = Op("MulBackward0", lambda g, out, a, b: g * b, lambda g, out, a, b: g * a, saves="i",
+         reads=_CROSSED)
 
 
 def mul(a, b):
@@ -191,7 +201,7 @@ def mul(a, b):
 
 
 DIV = Op("DivBackward0", lambda g, out, a, b: g / b,
-         lambda g, out, a, b: -g * a / (b * b), saves="i")
+         lambda g, out, a, b: -g * a / (b * b), saves="i", reads=((1,), (0, 1)))
 
 
 def div(a, b):
@@ -416,11 +426,12 @@ def norm(a, p="fro", dim=None, keepdim=False):
 
 # === linear algebra ==========================================================================
 
-DOT = Op("DotBackward0", lambda g, out, a, b: g * b, lambda g, out, a, b: g * a, saves="i")
+DOT = Op("DotBackward0", lambda g, out, a, b: g * b, lambda g, out, a, b: g * a, saves="i",
+         reads=_CROSSED)
 MV = Op("MvBackward0", lambda g, out, m, v: outer_(g, v), lambda g, out, m, v: mT_(m) @ g,
-        saves="i")
+        saves="i", reads=_CROSSED)
 MM = Op("MmBackward0", lambda g, out, a, b: g @ mT_(b), lambda g, out, a, b: mT_(a) @ g,
-        saves="i")
+        saves="i", reads=_CROSSED)
 
 
 def _same_dtype(a, b, what: str):
@@ -471,7 +482,7 @@ def mm(a, b):
 
 
 def _torch_type_name(dt) -> str:
-    return repr(dtypes.of_array(np.empty(0, dt))).replace("torch.", "")
+    return repr(dtypes.from_numpy(dt)).replace("torch.", "")
 
 
 def matmul(a, b):
@@ -493,7 +504,7 @@ def matmul(a, b):
 BMM = Op("UnsafeViewBackward0",
          lambda g, out, a, b: g @ mT_(b) if b.ndim > 1 else outer_last(g, b),
          lambda g, out, a, b: mT_(a) @ g if a.ndim > 1 else outer_first(a, g),
-         saves="i")
+         saves="i", reads=((1,), (0, 1)))
 
 
 def outer_last(g, b):

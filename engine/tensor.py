@@ -199,6 +199,9 @@ _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTe
                       "bool": "torch.BoolTensor"}
 
 
+_NO_EDGE = (None, 0)
+
+
 def record(op, out_data, inputs, params=None) -> Tensor:
     """Wrap an op's result; when grad mode is on and an input requires grad, add a node.
 
@@ -210,24 +213,40 @@ def record(op, out_data, inputs, params=None) -> Tensor:
     if not GradMode.enabled:
         return Tensor._wrap(out_data)
     edges = []
+    shapes = []
+    kinds = []
     needed = False
     for t in inputs:
-        if type(t) is Tensor and t.requires_grad:
-            needed = True
-            edges.append((t.grad_fn if t.grad_fn is not None else accumulate_node(t), 0))
+        if type(t) is Tensor:
+            a = t.array
+            shapes.append(a.shape)
+            kinds.append(a.dtype)
+            if t.requires_grad:
+                needed = True
+                edges.append((t.grad_fn if t.grad_fn is not None else accumulate_node(t), 0))
+                continue
         else:
-            edges.append((None, 0))
+            shapes.append(None)
+            kinds.append(None)
+        edges.append(_NO_EDGE)
     if not needed:
         return Tensor._wrap(out_data)
-    shapes = tuple(t.array.shape if type(t) is Tensor else None for t in inputs)
-    kinds = tuple(dtypes.of_array(t.array) if type(t) is Tensor else None for t in inputs)
     saved = versions = None
     if op.saves_inputs:
-        saved = tuple(inputs)
-        versions = tuple(t._version if type(t) is Tensor else None for t in inputs)
+        saved = inputs if op.reads is None else _needed_inputs(op.reads, inputs, edges)
+        versions = tuple([t._version if type(t) is Tensor else None for t in saved])
     node = Node(op, tuple(edges), saved, versions, out_data if op.saves_out else None,
                 params, shapes, kinds)
     return Tensor._wrap(out_data, grad_fn=node)
+
+
+def _needed_inputs(reads, inputs, edges):
+    keep = set()
+    for i, (child, _) in enumerate(edges):
+        if child is not None:
+            keep.update(reads[i])
+    return tuple([v if j in keep or type(v) is not Tensor else None
+                  for j, v in enumerate(inputs)])
 
 
 def as_value(v, create_graph: bool):

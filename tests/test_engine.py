@@ -1,0 +1,231 @@
+"""Engine tests: gradients against float64 central differences, autograd semantics."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from autodiff.engine import ops
+from autodiff.engine.api import torch
+from autodiff.engine.gradcheck import check_gradients
+
+# --- gradient checks, one entry per op row ------------------------------------------------
+
+def _positive(shape):
+    return lambda rng: rng.uniform(0.5, 2.0, shape)
+
+
+def _any(shape):
+    return lambda rng: rng.uniform(-2.0, 2.0, shape)
+
+
+def _away_from_zero(shape):
+    return lambda rng: rng.choice([-1, 1], shape) * rng.uniform(0.3, 2.0, shape)
+
+
+# op row -> (function of leaves, input generators). Shapes broadcast where the op does.
+CHECKS = {
+    ops.ADD: (lambda a, b: a + b, [_any((2, 3)), _any((3,))]),
+    ops.SUB: (lambda a, b: a - b, [_any((2, 1)), _any((2, 3))]),
+    ops.RSUB: (lambda a: 2 - a, [_any((3,))]),
+    ops.MUL: (lambda a, b: a * b, [_any((2, 3)), _any((1, 3))]),
+    ops.DIV: (lambda a, b: a / b, [_any((2, 3)), _away_from_zero((3,))]),
+    ops.RECIPROCAL: (lambda a: 1 / a, [_away_from_zero((4,))]),
+    ops.NEG: (lambda a: -a, [_any((2, 2))]),
+    ops.POW_SCALAR: (lambda a: a ** 3, [_any((3,))]),
+    ops.POW_TENSOR: (lambda a, b: a ** b, [_positive((3,)), _any((3,))]),
+    ops.POW_BASE: (lambda a: 2 ** a, [_any((3,))]),
+    ops.EXP: (lambda a: a.exp(), [_any((3,))]),
+    ops.LOG: (lambda a: a.log(), [_positive((3,))]),
+    ops.SQRT: (lambda a: a.sqrt(), [_positive((3,))]),
+    ops.SIN: (lambda a: a.sin(), [_any((3,))]),
+    ops.COS: (lambda a: a.cos(), [_any((3,))]),
+    ops.TANH: (lambda a: a.tanh(), [_any((3,))]),
+    ops.SIGMOID: (lambda a: a.sigmoid(), [_any((3,))]),
+    ops.ABS: (lambda a: a.abs(), [_away_from_zero((3,))]),
+    ops.RELU: (lambda a: a.relu(), [_away_from_zero((3,))]),
+    ops.WHERE: (lambda a, b: torch.where(a > 0, a, b), [_away_from_zero((4,)), _any((4,))]),
+    ops.SUM_ALL: (lambda a: a.sum(), [_any((2, 3))]),
+    ops.SUM_DIM: (lambda a: a.sum(dim=1), [_any((2, 3))]),
+    ops.MEAN_ALL: (lambda a: a.mean(), [_any((2, 3))]),
+    ops.MEAN_DIM: (lambda a: a.mean(0, keepdim=True), [_any((2, 3))]),
+    ops.NORM: (lambda a: a.norm(), [_any((2, 3))]),
+    ops.DOT: (lambda a, b: torch.dot(a, b), [_any((3,)), _any((3,))]),
+    ops.MV: (lambda m, v: torch.mv(m, v), [_any((2, 3)), _any((3,))]),
+    ops.MM: (lambda a, b: a @ b, [_any((2, 3)), _any((3, 4))]),
+    ops.SQUEEZE_MATMUL: (lambda a, b: a @ b, [_any((3,)), _any((3, 2))]),
+    ops.BMM: (lambda a, b: a @ b, [_any((2, 2, 3)), _any((3, 2))]),
+    ops.VIEW: (lambda a: a.reshape(3, 2) * 1.5, [_any((2, 3))]),
+    ops.EXPAND: (lambda a: a.expand(2, 3), [_any((1, 3))]),
+    ops.PERMUTE: (lambda a: a.T, [_any((2, 3))]),
+    ops.TRANSPOSE: (lambda a: a.transpose(0, 1), [_any((2, 3))]),
+    ops.T_OP: (lambda a: a.t(), [_any((2, 3))]),
+    ops.UNSQUEEZE: (lambda a: a.unsqueeze(1), [_any((2, 3))]),
+    ops.SQUEEZE_ALL: (lambda a: a.squeeze(), [_any((2, 1, 3))]),
+    ops.SQUEEZE_DIM: (lambda a: a.squeeze(1), [_any((2, 1, 3))]),
+    ops.SELECT: (lambda a: a[1], [_any((2, 3))]),
+    ops.SLICE: (lambda a: a[:, 1:], [_any((2, 3))]),
+    ops.ALIAS: (lambda a: a[...], [_any((2, 3))]),
+    ops.UNSQUEEZE_INDEX: (lambda a: a[None], [_any((2, 3))]),
+    ops.INDEX: (lambda a: a[[0, 0, 1]], [_any((2, 3))]),
+    ops.CLONE: (lambda a: a.clone(), [_any((2, 3))]),
+    # a float32 round trip: only good to float32 precision
+    ops.TO_COPY: (lambda a: a.float(), [_any((2, 3))], {"eps": 1e-3, "rtol": 1e-3, "atol": 1e-4}),
+    ops.FILL: (lambda a: (a * 1).fill_(2.0) + a, [_any((3,))]),
+}
+
+
+def _op_rows():
+    return [v for v in vars(ops).values() if isinstance(v, ops.Op)]
+
+
+def test_every_op_row_has_a_gradient_check():
+    rows_with_vjp = [op for op in _op_rows() if op is not ops.INDEX_BACKWARD]
+    missing = [op.name for op in rows_with_vjp if op not in CHECKS]
+    assert missing == []
+
+
+@pytest.mark.parametrize("op", list(CHECKS), ids=lambda op: op.name)
+def test_gradient_matches_central_differences(op):
+    fn, makers, *tolerance = CHECKS[op]
+    tolerance = tolerance[0] if tolerance else {}
+    rng = np.random.default_rng(1)
+    report = check_gradients(fn, [make(rng) for make in makers], eps=tolerance.get("eps", 1e-6))
+    assert report.ok(rtol=tolerance.get("rtol", 1e-6), atol=tolerance.get("atol", 1e-7)), (
+        report.max_abs_error, report.analytic, report.numeric)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_broadcast_binary_gradients(data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=3))
+    a_shape, b_shape = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2,
+                                                                    base_shape=shape)).input_shapes
+    op = data.draw(st.sampled_from(["+", "-", "*", "/"]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 1000)))
+    a = rng.uniform(-2, 2, a_shape)
+    b = rng.choice([-1, 1], b_shape) * rng.uniform(0.5, 2, b_shape)
+    fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y,
+          "*": lambda x, y: x * y, "/": lambda x, y: x / y}[op]
+    assert check_gradients(fn, [a, b]).ok()
+
+
+# --- autograd semantics ----------------------------------------------------------------------
+
+def test_seed_scalar_derivative():
+    x = torch.tensor(2, dtype=torch.float, requires_grad=True)
+    y = 2 * x ** 2 + torch.tensor(1)
+    y.backward()
+    assert y.item() == 9.0 and x.grad.item() == 8.0
+    assert y.grad_fn.name() == "AddBackward0"
+
+
+def test_second_backward_fails_only_when_something_was_saved():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    z = (x + 1).sum()  # nothing saved: torch lets this run twice
+    z.backward()
+    z.backward()
+    assert x.grad.tolist() == [4.0, 6.0]
+
+
+def test_retain_graph_accumulates():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_non_scalar_backward_needs_gradient():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        (x * 2).backward()
+    (x * 2).backward(torch.tensor([0.1, 1.0]))
+    assert np.allclose(x.grad.array, [0.2, 2.0])
+
+
+def test_no_grad_detach_and_requires_grad_flags():
+    a = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        assert not (a * 2).requires_grad
+    assert (a * 2).requires_grad
+    assert not a.detach().requires_grad
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        torch.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype"):
+        torch.tensor([1, 2], requires_grad=True)
+
+
+def test_retain_grad_on_non_leaf():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    (y * y).sum().backward()
+    assert y.grad.tolist() == [6.0, 12.0]
+    assert x.grad.tolist() == [18.0, 36.0]
+
+
+def test_leaf_in_place_error_and_sgd_pattern():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w += 1
+    (w * w).sum().backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    w.grad.zero_()
+    assert np.allclose(w.array, [0.8, 1.6]) and w.grad.tolist() == [0.0, 0.0]
+
+
+def test_modified_saved_tensor_is_reported():
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 1
+    c = b * b
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of Mul, "
+                                           r"is at version 1; expected version 0 instead"):
+        c.sum().backward()
+
+
+def test_next_functions_shape_of_graph():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = a * 2
+    (first, _), (second, _) = y.grad_fn.next_functions
+    assert first.name() == "torch::autograd::AccumulateGrad" and first.variable is a
+    assert second is None
+    assert (2 - a).grad_fn.name() == "RsubBackward1" and len((2 - a).grad_fn.next_functions) == 1
+    assert (1 / a).grad_fn.next_functions[0][0].name() == "ReciprocalBackward0"
+
+
+def test_long_chain_backward_is_iterative():
+    x = torch.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+# --- type promotion ------------------------------------------------------------------------------
+
+PROMOTION = [  # (expression, expected dtype), as torch 2.13 gives them
+    (lambda: torch.tensor([1, 2]) * 1.5, "torch.float32"),
+    (lambda: torch.tensor([1, 2]) / 2, "torch.float32"),
+    (lambda: torch.tensor([1, 2]) / torch.tensor([2, 2]), "torch.float32"),
+    (lambda: torch.tensor([1.0]) * torch.tensor(2.0, dtype=torch.float64), "torch.float32"),
+    (lambda: torch.tensor([1]) * torch.tensor(2.0, dtype=torch.float64), "torch.float64"),
+    (lambda: torch.tensor([1], dtype=torch.int32) + torch.tensor(3), "torch.int32"),
+    (lambda: torch.tensor([True]) + 1, "torch.int64"),
+    (lambda: torch.tensor([1], dtype=torch.int32) * 2.5, "torch.float32"),
+    (lambda: torch.tensor(2) + torch.tensor(1.5, dtype=torch.float64), "torch.float64"),
+    (lambda: torch.tensor([1.0], dtype=torch.float64) + 1.0, "torch.float64"),
+]
+
+
+@pytest.mark.parametrize("make,expected", PROMOTION)
+def test_promotion(make, expected):
+    assert repr(make().dtype) == expected
