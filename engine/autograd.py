@@ -12,6 +12,8 @@ import weakref
 
 import numpy as np
 
+from .printing import format_grad_fn
+
 
 class GradMode:
     """Whether ops record a graph (`torch.is_grad_enabled()`)."""
@@ -76,7 +78,7 @@ class Node:
         return self.op.name
 
     def __repr__(self) -> str:
-        return f"<{self.op.name} object at {id(self):#x}>"
+        return format_grad_fn(self.op.name, id(self))
 
 
 class AccumulateGrad:
@@ -94,7 +96,7 @@ class AccumulateGrad:
         return "torch::autograd::AccumulateGrad"
 
     def __repr__(self) -> str:
-        return f"<AccumulateGrad object at {id(self):#x}>"
+        return format_grad_fn("AccumulateGrad", id(self))
 
 
 def accumulate_node(tensor) -> AccumulateGrad:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .autograd import AccumulateGrad, GradMode, Node, accumulate_node, run_backward
+from .autograd import GradMode, Node, accumulate_node, run_backward
+from .printing import format_size, format_spec, format_tensor
 
 
 class Size(tuple):
@@ -18,7 +19,7 @@ class Size(tuple):
     _tg_public = frozenset({"numel", "index", "count"})
 
     def __repr__(self) -> str:
-        return f"torch.Size([{', '.join(map(str, self))}])"
+        return format_size(self)
 
     __str__ = __repr__
 
@@ -133,17 +134,14 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from .printing import format_tensor
-
         name = self.grad_fn.name() if self.grad_fn is not None else None
         return format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        from .printing import format_spec
-
-        return format_spec(self.array, spec)
+        name = self.grad_fn.name() if self.grad_fn is not None else None
+        return format_spec(self.array, spec, requires_grad=self.requires_grad, grad_fn_name=name)
 
     # --- autograd ---------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
