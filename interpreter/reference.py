@@ -1,0 +1,233 @@
+"""Run a .tg program under the reference implementation: real PyTorch.
+
+The contract (shared/spec/tg-language.md) says a .tg program must print exactly
+what ``python`` prints for the same text with PyTorch installed, with
+``import torch`` prepended when the program lacks it, after replacing object
+addresses ``0x[0-9a-f]+`` by a fixed token.  This module produces that reference
+output.  It never imports torch itself: the program runs in a child Python
+process, so importing this module works on machines without torch.
+
+How the program is run
+----------------------
+The source is written to a temporary file and executed by a small runner script
+(``_RUNNER`` below) with ``exec(compile(source, "<path>", "exec"), namespace)``
+in a fresh ``__main__``-like namespace.  Instead of editing the text to prepend
+``import torch`` (which would shift every line number, or break a first line
+that opens a compound statement), the runner binds ``torch`` in that namespace
+before executing, exactly as a prepended ``import torch`` would.  Line numbers in
+the traceback (which goes to ``ReferenceResult.stderr``) are therefore the
+program's own.  A program "lacks" ``import torch`` when it has no plain
+``import torch`` statement (``import torch.nn as nn`` alone does not count,
+just as in Python, where it binds only ``nn``).
+
+The child runs with ``OMP_NUM_THREADS=1`` and ``MKL_NUM_THREADS=1`` (stable float
+reductions), ``PYTHONHASHSEED=0`` and ``PYTHONIOENCODING=utf-8``, in a temporary
+working directory.  Its stdout is the golden text; stderr (warnings, the
+traceback) is kept apart and is not part of the golden.
+
+Errors
+------
+When the program raises, the runner records Python's own one-line rendering of
+the exception, ``traceback.format_exception_only`` -- i.e. the last line of the
+traceback, ``ErrorClass: message`` (non-builtin classes keep their module
+prefix, as in a traceback, e.g. ``torch._C._LinAlgError: ...``).  Should the
+message span several lines, only its first line (the one naming the class) is
+kept, so ``error`` is always a single line.  The exit code is then 1.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ADDRESS_RE",
+    "ADDRESS_TOKEN",
+    "ReferenceResult",
+    "ReferenceRunError",
+    "ReferenceTimeout",
+    "normalize_addresses",
+    "has_torch_import",
+    "torch_available",
+    "run_with_torch",
+]
+
+ADDRESS_RE = re.compile(r"0x[0-9a-f]+")
+ADDRESS_TOKEN = "0xADDR"
+
+
+def normalize_addresses(text: str) -> str:
+    """Replace every ``0x[0-9a-f]+`` (object addresses) with ``0xADDR``."""
+    return ADDRESS_RE.sub(ADDRESS_TOKEN, text)
+
+
+@dataclass
+class ReferenceResult:
+    """Outcome of running one program under real PyTorch."""
+
+    stdout: str  # address-normalized stdout, exact text otherwise
+    exit_code: int  # 0 when the program ran to the end, 1 when it raised
+    error: str | None  # "ErrorClass: message" (one line) when it raised, else None
+    stderr: str = field(default="", repr=False)  # raw stderr: warnings, traceback
+
+
+class ReferenceRunError(RuntimeError):
+    """The reference run itself could not be carried out (not a program error)."""
+
+
+class ReferenceTimeout(ReferenceRunError):
+    """The program did not finish within the timeout."""
+
+
+def torch_available() -> bool:
+    """True when ``torch`` can be imported by this interpreter (not imported here)."""
+    try:
+        return importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+_IMPORT_TORCH_LINE = re.compile(r"^[ \t]*import[ \t]+torch[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def has_torch_import(source: str) -> bool:
+    """Whether the program has its own plain ``import torch`` statement."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return bool(_IMPORT_TORCH_LINE.search(source))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch" and alias.asname is None:
+                    return True
+    return False
+
+
+# The runner executed in the child process.  argv: program path, error file,
+# "1" if torch must be bound first, file name shown in tracebacks.  Exit codes: 0 ok, 1 program raised,
+# 3 the runner could not even start the program (reported as ReferenceRunError).
+_RUNNER = r'''
+import sys, traceback
+_path, _errfile, _prepend, _shown = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
+try:
+    with open(_path, encoding="utf-8") as _f:
+        _source = _f.read()
+except BaseException:
+    traceback.print_exc()
+    sys.exit(3)
+_ns = {"__name__": "__main__", "__builtins__": __builtins__}
+import linecache  # lets the traceback quote the program's lines under its shown name
+linecache.cache[_shown] = (len(_source), None, _source.splitlines(True), _shown)
+try:
+    # Compiling first mirrors `python prog.py`: a syntax error runs nothing.
+    _code = compile(_source, _shown, "exec")
+    if _prepend:
+        exec("import torch", _ns)
+    exec(_code, _ns)
+except SystemExit as _e:
+    # as `python prog.py` does: exit(None/0) is success, exit(n) exits n.
+    if _e.code is None or _e.code == 0:
+        sys.stdout.flush()
+        sys.exit(0)
+    _failed = _e
+except BaseException as _e:
+    _failed = _e
+else:
+    _failed = None
+if _failed is not None:
+    _e = _failed
+    sys.stdout.flush()
+    _cls = type(_e)
+    _name = _cls.__qualname__
+    if _cls.__module__ not in ("builtins", "__main__"):
+        _name = _cls.__module__ + "." + _name
+    _lines = "".join(traceback.format_exception_only(_cls, _e)).splitlines()
+    _line = next((l for l in _lines if l == _name or l.startswith(_name + ": ")),
+                 _lines[-1] if _lines else _name)
+    with open(_errfile, "w", encoding="utf-8") as _f:
+        _f.write(_line)
+    _tb = _e.__traceback__
+    while _tb is not None and _tb.tb_frame.f_code.co_filename == __file__:
+        _tb = _tb.tb_next  # hide the runner's own frames, as a plain run shows none
+    traceback.print_exception(_cls, _e, _tb)
+    sys.stderr.flush()
+    sys.exit(1)
+sys.stdout.flush()
+'''
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        PYTHONHASHSEED="0",
+        PYTHONIOENCODING="utf-8",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    env.pop("PYTHONSTARTUP", None)
+    env.pop("PYTHONINSPECT", None)
+    return env
+
+
+def run_with_torch(
+    source: str,
+    *,
+    timeout: float = 60.0,
+    python: str = sys.executable,
+    filename: str = "<program>",
+) -> ReferenceResult:
+    """Run the program text under real PyTorch in a subprocess.
+
+    Returns the address-normalized stdout, the exit code (0 ok, 1 the program
+    raised) and the one-line ``ErrorClass: message``.  Raises
+    ``ReferenceTimeout`` when the program runs past ``timeout`` seconds and
+    ``ReferenceRunError`` when the child cannot run it at all (e.g. no such
+    interpreter, or the child died without a Python exception).  ``filename``
+    is only the name shown in the traceback kept in ``stderr``.
+    """
+    prepend = not has_torch_import(source)
+    with tempfile.TemporaryDirectory(prefix="tg-ref-") as tmp:
+        prog = os.path.join(tmp, "program.tg")
+        errfile = os.path.join(tmp, "error.txt")
+        runner = os.path.join(tmp, "_tg_runner.py")
+        with open(prog, "w", encoding="utf-8", newline="") as f:
+            f.write(source)
+        with open(runner, "w", encoding="utf-8") as f:
+            f.write(_RUNNER)
+        cmd = [python, runner, prog, errfile, "1" if prepend else "0", filename]
+        try:
+            proc = subprocess.run(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=tmp,
+                env=_child_env(),
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise ReferenceTimeout(f"program did not finish within {timeout:g} s") from exc
+        except OSError as exc:
+            raise ReferenceRunError(f"cannot start {python!r}: {exc}") from exc
+        stdout = proc.stdout.decode("utf-8", errors="replace")
+        stderr = proc.stderr.decode("utf-8", errors="replace")
+        error: str | None = None
+        if os.path.exists(errfile):
+            with open(errfile, encoding="utf-8", errors="replace") as f:
+                error = f.read().strip("\n") or None
+    if proc.returncode == 0:
+        return ReferenceResult(normalize_addresses(stdout), 0, None, stderr)
+    if proc.returncode == 1 and error is not None:
+        return ReferenceResult(normalize_addresses(stdout), 1, error, stderr)
+    tail = stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+    raise ReferenceRunError(
+        f"reference run failed with exit code {proc.returncode}: {tail[0]}"
+    )
