@@ -179,6 +179,10 @@ _METHODS = {
     "add_": _iop(ops.add), "sub_": _iop(ops.sub), "mul_": _iop(ops.mul), "div_": _iop(ops.div),
     "fill_": ops.fill_,
     "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
+    "max": ops.max, "min": ops.min, "maximum": ops.maximum, "minimum": ops.minimum,
+    "clamp": ops.clamp, "prod": ops.prod, "select": ops.select, "where": ops.where,
+    "softmax": ops.softmax, "log_softmax": ops.log_softmax, "outer": ops.outer,
+    "reciprocal": ops.reciprocal, "sign": ops.sign,
 }
 
 _OPERATORS = {
@@ -191,6 +195,9 @@ _OPERATORS = {
     "__neg__": ops.neg, "__pos__": lambda a: a, "__abs__": ops.abs,
     "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le,
     "__gt__": ops.gt, "__ge__": ops.ge, "__getitem__": ops.getitem,
+    "__and__": ops.bitwise_and, "__rand__": ops.bitwise_and, "__or__": ops.bitwise_or,
+    "__ror__": ops.bitwise_or, "__xor__": ops.bitwise_xor, "__rxor__": ops.bitwise_xor,
+    "__invert__": ops.bitwise_not,
     "__iadd__": _iop(ops.add), "__isub__": _iop(ops.sub), "__imul__": _iop(ops.mul),
     "__itruediv__": _iop(ops.div), "__ipow__": _iop(ops.pow),
 }
@@ -238,7 +245,9 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
 autograd = make_namespace("torch.autograd", {"grad": _grad, "backward": backward})
 
 functional = make_namespace("torch.nn.functional", {
-    "relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh,
+    "relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "softmax": ops.softmax,
+    "log_softmax": ops.log_softmax, "mse_loss": ops.mse_loss, "cross_entropy": ops.cross_entropy,
+    "nll_loss": ops.nll_loss,
 })
 nn = make_namespace("torch.nn", {"functional": functional})
 
@@ -250,7 +259,7 @@ torch = make_namespace("torch", {
     "tensor": tensor, "ones": ones, "zeros": zeros, "ones_like": ones_like,
     "zeros_like": zeros_like, "empty_like": empty_like, "full": full, "eye": eye,
     "arange": arange, "linspace": linspace, "rand": rand, "randn": randn,
-    "manual_seed": manual_seed, "where": ops.where, "outer": ops.outer,
+    "manual_seed": manual_seed, "cat": ops.cat, "stack": ops.stack,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
     "Tensor": Tensor, "Size": Size,

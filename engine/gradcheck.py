@@ -33,11 +33,13 @@ def check_gradients(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradient
     leaves = [Tensor._wrap(a.copy(), requires_grad=True) for a in arrays]
     out = fn(*leaves)
     direction = np.random.default_rng(seed).standard_normal(out.array.shape)
-    out.backward(Tensor._wrap(direction))
+    if out.requires_grad:  # else fn is constant in its inputs: all gradients are zero
+        out.backward(Tensor._wrap(direction))
     analytic = [t.grad.array if t.grad is not None else np.zeros_like(t.array) for t in leaves]
 
     def objective(values):
-        result = fn(*[Tensor._wrap(v) for v in values])
+        # leaves require grad so that fn may itself differentiate (check_second_order)
+        result = fn(*[Tensor._wrap(v, requires_grad=True) for v in values])
         return float(np.sum(result.array * direction))
 
     numeric = []
@@ -56,3 +58,26 @@ def check_gradients(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradient
     rel_err = max((float(np.max(np.abs(x - y) / np.maximum(np.abs(y), 1e-12))) if x.size else 0.0)
                   for x, y in zip(analytic, numeric))
     return GradientReport(analytic, numeric, abs_err, rel_err)
+
+
+def check_second_order(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> GradientReport:
+    """Check the backward pass itself: differentiate x -> <w, d<v, fn(x)>/dx> (create_graph)."""
+    from .api import autograd
+
+    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+    probe = fn(*[Tensor._wrap(a.copy()) for a in arrays])
+    rng = np.random.default_rng(seed + 1)
+    v = Tensor._wrap(rng.standard_normal(probe.array.shape))
+    weights = [Tensor._wrap(rng.standard_normal(a.shape)) for a in arrays]
+
+    def first_derivative(*leaves):
+        grads = autograd.grad(fn(*leaves), leaves, v, create_graph=True, allow_unused=True)
+        total = None
+        for g, w in zip(grads, weights):
+            if g is None:
+                continue
+            term = (g * w).sum()
+            total = term if total is None else total + term
+        return total if total is not None else (leaves[0] * 0).sum()
+
+    return check_gradients(first_derivative, arrays, eps=eps, seed=seed)

@@ -326,6 +326,26 @@ def _comparison(fn):
     return compare
 
 
+def _logical(fn):
+    def combine(a, b):
+        x, y, dt = _binary(a, b)
+        if dt.kind == "f":
+            raise RuntimeError(f"\"{fn.__name__}_cpu\" not implemented for 'Float'")
+        return Tensor._wrap(_finish(fn(x, y), dt))
+    return combine
+
+
+bitwise_and = _logical(np.bitwise_and)
+bitwise_or = _logical(np.bitwise_or)
+bitwise_xor = _logical(np.bitwise_xor)
+
+
+def bitwise_not(a):
+    if a.array.dtype.kind == "f":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return Tensor._wrap(np.invert(a.array))
+
+
 eq = _comparison(np.equal)
 ne = _comparison(np.not_equal)
 lt = _comparison(np.less)
@@ -784,3 +804,389 @@ def fill_(a, value):
     if GradMode.enabled and a.requires_grad:
         a.grad_fn = record(FILL, a.array, (a,)).grad_fn
     return a
+
+
+# === issue-3 surface: max/min, clamp, prod, joins, activations, losses ==========================
+
+class ReturnType(tuple):
+    """torch.return_types.max/min: a (values, indices) pair with names."""
+
+    _tg_public = frozenset({"values", "indices"})
+    kind = "max"
+
+    def __new__(cls, kind, values, indices):
+        pair = tuple.__new__(cls, (values, indices))
+        pair.kind = kind
+        return pair
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        from .printing import format_return_type
+
+        return format_return_type(self.kind, repr(self[0]), repr(self[1]))
+
+    __str__ = __repr__
+
+
+def _ties_share(g, out, a):
+    """Whole-tensor max/min: tied elements share the gradient evenly."""
+    mask = a == out
+    count = mask.sum()
+    return where_(mask, g / count, 0 * g) if type(g) is Tensor else mask * (g / count)
+
+
+def _to_index(g, out, a, dim, keepdim, indices):
+    """max/min along dim: the gradient goes to the returned index."""
+    if not keepdim:
+        g = g.unsqueeze(dim) if type(g) is Tensor else np.expand_dims(g, dim)
+    idx = np.expand_dims(indices, dim) if not keepdim else indices
+    shape = a.shape
+    if type(g) is Tensor:
+        return scatter_into(g, dim, idx, tuple(shape))
+    z = np.zeros(shape, dtype=g.dtype)
+    np.put_along_axis(z, idx, g, axis=dim)
+    return z
+
+
+MAX_ALL = Op("MaxBackward1", _ties_share, saves="io")
+MIN_ALL = Op("MinBackward1", _ties_share, saves="io")
+MAX_DIM = Op("MaxBackward0", _to_index, saves="i")
+MIN_DIM = Op("MinBackward0", _to_index, saves="i")
+
+
+def _extreme(kind, a, dim, keepdim, other):
+    if other is not None:
+        return (maximum if kind == "max" else minimum)(a, other)
+    x = a.array
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError(
+                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument.")
+        out = x.max() if kind == "max" else x.min()
+        return record(MAX_ALL if kind == "max" else MIN_ALL, out, (a,))
+    d = _dims(dim, x.ndim)[0]
+    idx = np.argmax(x, axis=d) if kind == "max" else np.argmin(x, axis=d)
+    values = np.take_along_axis(x, np.expand_dims(idx, d), axis=d)
+    if not keepdim:
+        values = np.squeeze(values, d)
+        idx_out = idx
+    else:
+        idx_out = np.expand_dims(idx, d)
+    op = MAX_DIM if kind == "max" else MIN_DIM
+    result = record(op, values, (a,), {"dim": d, "keepdim": keepdim, "indices": idx_out})
+    return ReturnType(kind, result, Tensor._wrap(idx_out.astype(np.int64)))
+
+
+def max(a, dim=None, keepdim=False, other=None):
+    if type(dim) is Tensor:
+        return maximum(a, dim)
+    return _extreme("max", a, dim, keepdim, other)
+
+
+def min(a, dim=None, keepdim=False, other=None):
+    if type(dim) is Tensor:
+        return minimum(a, dim)
+    return _extreme("min", a, dim, keepdim, other)
+
+
+SCATTER = Op("ScatterBackward0", lambda g, out, base, dim, index, shape: _gather(g, dim, index))
+GATHER = Op("GatherBackward0", lambda g, out, a, dim, index, shape: scatter_into(g, dim, index,
+                                                                                 shape))
+
+
+def _gather(g, dim, index):
+    if type(g) is Tensor:
+        return record(GATHER, np.take_along_axis(g.array, index, axis=dim), (g,),
+                      {"dim": dim, "index": index, "shape": g.array.shape})
+    return np.take_along_axis(g, index, axis=dim)
+
+
+def scatter_into(g, dim, index, shape):
+    z = np.zeros(shape, dtype=g.array.dtype)
+    np.put_along_axis(z, index, g.array, axis=dim)
+    return record(SCATTER, z, (None, g), {"dim": dim, "index": index, "shape": shape})
+
+
+def _split_tie(g, out, a, b, pick):
+    """maximum/minimum: the chosen side gets g, a tie gives each half."""
+    return where_(pick(a, b), g, where_(a == b, g / 2, 0 * g))
+
+
+MAXIMUM = Op("MaximumBackward0", lambda g, out, a, b: _split_tie(g, out, a, b, lambda x, y: x > y),
+             lambda g, out, a, b: _split_tie(g, out, b, a, lambda x, y: x > y), saves="i")
+MINIMUM = Op("MinimumBackward0", lambda g, out, a, b: _split_tie(g, out, a, b, lambda x, y: x < y),
+             lambda g, out, a, b: _split_tie(g, out, b, a, lambda x, y: x < y), saves="i")
+
+
+def maximum(a, b):
+    x, y, dt = _binary(a, b)
+    return record(MAXIMUM, _finish(np.maximum(x, y), dt), (a, b))
+
+
+def minimum(a, b):
+    x, y, dt = _binary(a, b)
+    return record(MINIMUM, _finish(np.minimum(x, y), dt), (a, b))
+
+
+def _clamp_vjp(g, out, a, low, high):
+    keep = True
+    if low is not None:
+        keep = a >= low
+    if high is not None:
+        keep = (a <= high) if keep is True else keep & (a <= high)
+    return where_(keep, g, 0 * g)
+
+
+CLAMP = Op("ClampBackward1", _clamp_vjp, saves="i")
+
+
+def clamp(a, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    x = a.array
+    out = x
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    dt = result_dtype(a, *(v for v in (min, max) if v is not None))
+    return record(CLAMP, _finish(out, dt), (a,), {"low": min, "high": max})
+
+
+def _prod_vjp(g, out, a, dims, keepdim):
+    if dims is not None and not keepdim:
+        shape = _reduced_shape(a.shape, dims)
+        g, out = reshape_(g, shape), reshape_(out, shape)
+    if type(a) is Tensor:
+        return _prod_others(a, dims) * g
+    return g * _prod_others_array(a, dims)
+
+
+def _prod_others_array(a, dims):
+    """Product of all other elements (exact where some elements are zero)."""
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    moved = np.moveaxis(a, axes, tuple(range(-len(axes), 0)))
+    flat = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,))
+    n = flat.shape[-1]
+    left = np.concatenate([np.ones(flat.shape[:-1] + (1,), a.dtype),
+                           np.cumprod(flat, axis=-1)[..., :-1]], axis=-1)
+    right = np.concatenate([np.cumprod(flat[..., ::-1], axis=-1)[..., :-1][..., ::-1],
+                            np.ones(flat.shape[:-1] + (1,), a.dtype)], axis=-1)
+    others = (left * right).reshape(moved.shape) if n else flat.reshape(moved.shape)
+    return np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
+
+
+def _prod_others(a, dims):
+    return record(PROD_OTHERS, _prod_others_array(a.array, dims), (a,), {"dims": dims})
+
+
+def _prod_others_vjp(g, out, a, dims):
+    """Second derivative of prod: d/da_j of sum_i g_i * prod_{k != i} a_k, within each group.
+
+    Not differentiable again (prod's third derivative is not offered)."""
+    arr, garr = _array(a), _array(g)
+    axes = tuple(range(arr.ndim)) if dims is None else dims
+    ends = tuple(range(-len(axes), 0))
+    moved = np.moveaxis(arr, axes, ends)
+    lead = moved.shape[:moved.ndim - len(axes)]
+    rows = moved.reshape((-1, int(np.prod(moved.shape[len(lead):], dtype=np.int64))))
+    grows = np.moveaxis(garr, axes, ends).reshape(rows.shape)
+    result = np.zeros_like(rows)
+    for j in range(rows.shape[1]):
+        others_wo_j = rows.copy()
+        others_wo_j[:, j] = 1
+        others = _prod_others_array(others_wo_j, (1,))
+        others[:, j] = 0
+        result[:, j] = np.sum(grows * others, axis=1)
+    result = np.moveaxis(result.reshape(moved.shape), ends, axes)
+    return Tensor._wrap(result) if type(a) is Tensor else result
+
+
+PROD_OTHERS = Op("ProdBackwardBackward0", _prod_others_vjp, saves="i")
+PROD_ALL = Op("ProdBackward0", lambda g, out, a: _prod_vjp(g, out, a, None, False), saves="io")
+PROD_DIM = Op("ProdBackward1", _prod_vjp, saves="io")
+
+
+def prod(a, dim=None, keepdim=False):
+    x = a.array
+    out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
+    if dim is None:
+        return record(PROD_ALL, np.prod(x, dtype=out_dt), (a,))
+    dims = _dims(dim, x.ndim)
+    out = np.prod(x, axis=dims, keepdims=keepdim, dtype=out_dt)
+    return record(PROD_DIM, out, (a,), {"dims": dims, "keepdim": keepdim})
+
+
+def _join_part(i):
+    def vjp(g, out, *parts, dim, sizes, stacked):
+        if stacked:
+            return g.select(dim, i) if type(g) is Tensor else np.take(g, i, axis=dim)
+        start = builtins.sum(sizes[:i])
+        key = (slice(None),) * dim + (slice(start, start + sizes[i]),)
+        return g[key]
+    return vjp
+
+
+# cat/stack take any number of inputs: one generated VJP per position
+_JOIN_VJPS = tuple(_join_part(i) for i in range(64))
+CAT = Op("CatBackward0", *_JOIN_VJPS)
+STACK = Op("StackBackward0", *_JOIN_VJPS)
+
+
+def _join(op, tensors, dim, stacked):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{'stack' if stacked else 'torch.cat'}(): expected a non-empty list "
+                           "of Tensors")
+    if len(tensors) > len(_JOIN_VJPS):
+        raise RuntimeError(f"cannot join more than {len(_JOIN_VJPS)} tensors")
+    ndim = tensors[0].array.ndim + (1 if stacked else 0)
+    d = _dims(dim, ndim)[0]
+    dt = result_dtype(*tensors)
+    arrays = [t.array.astype(dt, copy=False) for t in tensors]
+    try:
+        out = np.stack(arrays, axis=d) if stacked else np.concatenate(arrays, axis=d)
+    except ValueError as exc:
+        if stacked:
+            raise RuntimeError("stack expects each tensor to be equal size") from None
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {d}: {exc}") from None
+    sizes = tuple(1 if stacked else t.array.shape[d] for t in tensors)
+    return record(op, out, tuple(tensors), {"dim": d, "sizes": sizes, "stacked": stacked})
+
+
+def cat(tensors, dim=0):
+    return _join(CAT, tensors, dim, False)
+
+
+def stack(tensors, dim=0):
+    return _join(STACK, tensors, dim, True)
+
+
+def select(a, dim, index):
+    d = _dims(dim, a.array.ndim)[0]
+    return _step(SELECT, a, (slice(None),) * d + (int(index),))
+
+
+def _softmax_array(x, dim):
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+SOFTMAX = Op("SoftmaxBackward0",
+             lambda g, out, a, dim: out * (g - (g * out).sum(dim, keepdim=True))
+             if type(g) is Tensor else out * (g - np.sum(g * out, axis=dim, keepdims=True)),
+             saves="o")
+LOG_SOFTMAX = Op("LogSoftmaxBackward0",
+                 lambda g, out, a, dim: g - exp_(out) * (g.sum(dim, keepdim=True)
+                                                         if type(g) is Tensor
+                                                         else np.sum(g, axis=dim, keepdims=True)),
+                 saves="o")
+
+
+def softmax(a, dim=None, dtype=None):
+    x = _floating(a)
+    d = _softmax_dim(dim, x.ndim)
+    return record(SOFTMAX, _softmax_array(x, d), (a,), {"dim": d})
+
+
+def log_softmax(a, dim=None, dtype=None):
+    x = _floating(a)
+    d = _softmax_dim(dim, x.ndim)
+    shifted = x - np.max(x, axis=d, keepdims=True)
+    out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+    return record(LOG_SOFTMAX, out, (a,), {"dim": d})
+
+
+def _softmax_dim(dim, ndim):
+    if dim is None:
+        dim = 0 if ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
+    return _dims(dim, ndim)[0]
+
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _mse_vjp_input(g, out, a, b, reduction, n):
+    scale = 2.0 / n if reduction == "mean" else 2.0
+    return g * scale * (a - b)
+
+
+MSE = Op("MseLossBackward0", _mse_vjp_input,
+         lambda g, out, a, b, reduction, n: -_mse_vjp_input(g, out, a, b, reduction, n),
+         saves="i")
+
+
+def mse_loss(input, target, reduction="mean"):
+    _check_reduction(reduction)
+    x, y, dt = _binary(input, target)
+    diff = (x - y) ** 2
+    if input.array.shape != target.array.shape:
+        import warnings
+
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=2)
+    n = diff.size
+    out = diff if reduction == "none" else (diff.mean() if reduction == "mean" else diff.sum())
+    return record(MSE, _finish(out, dt), (input, target), {"reduction": reduction, "n": n})
+
+
+def _nll_vjp(g, out, logp, target, reduction, n):
+    rows = np.arange(target.shape[0])
+    cols = target if type(target) is not Tensor else target.array
+    if type(g) is Tensor:
+        scale = g / n if reduction == "mean" else g
+        if reduction == "none":
+            scale = scale.reshape((-1, 1))
+        picked = np.zeros(logp.shape, dtype=logp.array.dtype)
+        picked[rows, cols] = -1.0
+        return Tensor._wrap(picked) * scale
+    z = np.zeros(logp.shape, dtype=g.dtype)
+    if reduction == "none":
+        z[rows, cols] = -g
+    else:
+        z[rows, cols] = -(g / n if reduction == "mean" else g)
+    return z
+
+
+NLL = Op("NllLossBackward0", _nll_vjp, None, saves="i")
+
+
+def nll_loss(input, target, reduction="mean"):
+    _check_reduction(reduction)
+    logp = input.array
+    cols = target.array
+    if cols.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {_torch_type_word(cols.dtype)}")
+    if logp.ndim == 1:
+        logp, cols = logp[None, :], cols.reshape(1)
+    n_classes = logp.shape[1]
+    bad = cols[(cols < 0) | (cols >= n_classes)]
+    if bad.size:
+        raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    picked = -logp[np.arange(logp.shape[0]), cols]
+    n = picked.size
+    out = picked if reduction == "none" else (picked.mean() if reduction == "mean" else picked.sum())
+    if input.array.ndim == 1 and reduction == "none":
+        out = out.reshape(())
+    return record(NLL, np.asarray(out, dtype=logp.dtype), (input, target),
+                  {"reduction": reduction, "n": n})
+
+
+def cross_entropy(input, target, reduction="mean"):
+    return nll_loss(log_softmax(input, 1 if input.array.ndim > 1 else 0), target, reduction)

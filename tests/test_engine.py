@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from autodiff.engine import ops
+from autodiff.engine.api import functional as F
 from autodiff.engine.api import torch
-from autodiff.engine.gradcheck import check_gradients
+from autodiff.engine.gradcheck import check_gradients, check_second_order
 
 # --- gradient checks, one entry per op row ------------------------------------------------
 
@@ -73,7 +74,41 @@ CHECKS = {
     # a float32 round trip: only good to float32 precision
     ops.TO_COPY: (lambda a: a.float(), [_any((2, 3))], {"eps": 1e-3, "rtol": 1e-3, "atol": 1e-4}),
     ops.FILL: (lambda a: (a * 1).fill_(2.0) + a, [_any((3,))]),
+    ops.MAX_ALL: (lambda a: a.max(), [_any((2, 3))]),
+    ops.MIN_ALL: (lambda a: a.min(), [_any((2, 3))]),
+    ops.MAX_DIM: (lambda a: a.max(dim=1).values, [_any((2, 3))]),
+    ops.MIN_DIM: (lambda a: a.min(0, keepdim=True)[0], [_any((2, 3))]),
+    ops.MAXIMUM: (lambda a, b: torch.maximum(a, b), [_any((2, 3)), _any((3,))]),
+    ops.MINIMUM: (lambda a, b: torch.minimum(a, b), [_any((2, 3)), _any((3,))]),
+    ops.CLAMP: (lambda a: a.clamp(-0.5, 0.5), [_any((4,))]),
+    ops.PROD_ALL: (lambda a: a.prod(), [_any((2, 3))]),
+    ops.PROD_DIM: (lambda a: a.prod(1), [_any((2, 3))]),
+    ops.CAT: (lambda a, b: torch.cat([a, b], dim=1), [_any((2, 3)), _any((2, 2))]),
+    ops.STACK: (lambda a, b: torch.stack([a, b]), [_any((2, 3)), _any((2, 3))]),
+    ops.SOFTMAX: (lambda a: a.softmax(1), [_any((2, 3))]),
+    ops.LOG_SOFTMAX: (lambda a: a.log_softmax(1), [_any((2, 3))]),
+    ops.MSE: (lambda a, b: F.mse_loss(a, b), [_any((2, 3)), _any((2, 3))]),
+    ops.NLL: (lambda a: F.cross_entropy(a, torch.tensor([0, 2])), [_any((2, 3))]),
 }
+
+# rows that only appear inside a backward pass: checked through second-order checks
+BACKWARD_ONLY = {ops.INDEX_BACKWARD, ops.PROD_OTHERS, ops.SCATTER, ops.GATHER}
+
+
+# rows whose second derivative is not smooth at the sample points or is zero by construction
+NO_SECOND_ORDER = set()
+
+
+@pytest.mark.parametrize("op", list(CHECKS), ids=lambda op: op.name)
+def test_second_order_matches_central_differences(op):
+    if op in NO_SECOND_ORDER:
+        pytest.skip("no second derivative")
+    fn, makers, *tolerance = CHECKS[op]
+    tolerance = tolerance[0] if tolerance else {}
+    rng = np.random.default_rng(2)
+    report = check_second_order(fn, [make(rng) for make in makers], eps=tolerance.get("eps", 1e-5))
+    assert report.ok(rtol=tolerance.get("rtol", 1e-5), atol=tolerance.get("atol", 1e-6)), (
+        report.max_abs_error, report.analytic, report.numeric)
 
 
 def _op_rows():
@@ -81,7 +116,7 @@ def _op_rows():
 
 
 def test_every_op_row_has_a_gradient_check():
-    rows_with_vjp = [op for op in _op_rows() if op is not ops.INDEX_BACKWARD]
+    rows_with_vjp = [op for op in _op_rows() if op not in BACKWARD_ONLY]
     missing = [op.name for op in rows_with_vjp if op not in CHECKS]
     assert missing == []
 
