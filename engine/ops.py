@@ -330,7 +330,7 @@ def _logical(fn):
     def combine(a, b):
         x, y, dt = _binary(a, b)
         if dt.kind == "f":
-            raise RuntimeError(f"\"{fn.__name__}_cpu\" not implemented for 'Float'")
+            raise NotImplementedError(f"\"{fn.__name__}_cpu\" not implemented for 'Float'")
         return Tensor._wrap(_finish(fn(x, y), dt))
     return combine
 
@@ -342,7 +342,8 @@ bitwise_xor = _logical(np.bitwise_xor)
 
 def bitwise_not(a):
     if a.array.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return Tensor._wrap(np.invert(a.array))
 
 

@@ -1,0 +1,131 @@
+"""Run .tg programs: compile the AST once into closures, then run them.
+
+    result = run_source(text, "prog.tg")      # never raises TgError: see result.error
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from autodiff.parser import ast, parse
+from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
+
+from .expressions import Context
+from .runtime import MathNamespace, Runtime, make_builtins
+from .sandbox import AttributePolicy, default_policy, permissive_policy
+from .statements import compile_block
+
+__all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules",
+           "MathNamespace", "default_policy", "permissive_policy", "TgError"]
+
+_RECURSION_LIMIT = 40_000  # room for MAX_CALL_DEPTH nested .tg calls of a few frames each
+
+
+@dataclass
+class RunResult:
+    globals: dict[str, Any]  # top-level names in first-assignment order
+    error: TgError | None = None
+    assigned_lines: dict[str, int] = field(default_factory=dict)  # name -> line of first assignment
+
+
+def default_modules() -> dict[str, Any]:
+    """The engine's torch, torch.nn and torch.nn.functional, plus the safe math namespace."""
+    from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
+    return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
+            "math": MathNamespace()}
+
+
+class Program:
+    """A compiled program. Closures capture this program's globals, builtins and runtime."""
+
+    def __init__(self, module: ast.Module, filename: str = "<stdin>") -> None:
+        self.filename = filename
+        self.globals: dict[str, Any] = {}
+        self.builtins: dict[str, Any] = {}
+        self.modules: dict[str, Any] = {}
+        self.rt = Runtime()
+        cx = Context(filename, self.globals, self.builtins, self.rt, self.modules)
+        with _recursion_limit():
+            self.body = compile_block(module.body, cx)
+        self.assigned_lines = first_assignments(module.body)
+
+    def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
+            attribute_policy: AttributePolicy | None = None) -> RunResult:
+        self.rt.out = sys.stdout if out is None else out
+        self.rt.policy = attribute_policy or default_policy
+        self.rt.depth = 0
+        self.modules.clear()
+        self.modules.update(default_modules() if modules is None else modules)
+        self.modules.setdefault("math", MathNamespace())
+        self.builtins.clear()
+        self.builtins.update(make_builtins(self.rt))
+        self.globals.clear()
+        self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
+        error = None
+        try:
+            with _recursion_limit():
+                self.body(self.globals)
+        except TgError as exc:
+            error = exc
+        except RecursionError:  # Python's own limit, outside any positioned node
+            error = TgError("RecursionError", "maximum recursion depth exceeded",
+                            filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)
+        return RunResult(dict(self.globals), error, dict(self.assigned_lines))
+
+
+class _recursion_limit:
+    def __enter__(self) -> None:
+        self.old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.old, _RECURSION_LIMIT))
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setrecursionlimit(self.old)
+
+
+def compile_program(module_ast: ast.Module, filename: str = "<stdin>") -> Program:
+    """Compile once; raises TgError (exit code 2) for constructs rejected at compile time."""
+    return Program(module_ast, filename)
+
+
+def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = None,
+               modules: dict[str, Any] | None = None,
+               attribute_policy: AttributePolicy | None = None) -> RunResult:
+    """Parse, compile and run. Program errors come back in RunResult.error, never raised."""
+    try:
+        program = compile_program(parse(source, filename), filename)
+    except TgError as exc:
+        return RunResult({}, exc)
+    return program.run(out=out, modules=modules, attribute_policy=attribute_policy)
+
+
+def first_assignments(body: tuple) -> dict[str, int]:
+    """Line of the first assignment of each top-level name, in source order."""
+    lines: dict[str, int] = {}
+
+    def note(target: ast.Node) -> None:
+        if isinstance(target, ast.Name):
+            lines.setdefault(target.id, target.line)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                note(elt)
+
+    def walk(stmts: tuple) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Assign):
+                for t in s.targets:
+                    note(t)
+            elif isinstance(s, (ast.AugAssign, ast.For)):
+                note(s.target)
+            elif isinstance(s, ast.FunctionDef):
+                lines.setdefault(s.name, s.line)
+            elif isinstance(s, ast.Import):
+                lines.setdefault(s.asname or s.module.split(".")[0], s.line)
+            elif isinstance(s, ast.With) and s.name:
+                lines.setdefault(s.name, s.line)
+            if not isinstance(s, ast.FunctionDef):
+                walk(getattr(s, "body", ()) or ())
+                walk(getattr(s, "orelse", ()) or ())
+    walk(body)
+    return lines

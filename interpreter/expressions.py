@@ -1,0 +1,283 @@
+"""compile_<Node> for expressions: each returns a closure `ev(L) -> value`.
+
+`L` is the current locals dict (the globals dict at module level). Each closure that can
+fail turns a Python exception into a TgError positioned at its own node; an error that is
+already a TgError came from an inner node and passes through untouched.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+from autodiff.parser import ast
+from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
+
+from .sandbox import get_attribute
+
+Eval = Callable[[dict], Any]
+MAX_EXPR_DEPTH = 200
+
+BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+          "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+          "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+          ">>": operator.rshift}
+INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
+           "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,
+           "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": operator.ilshift,
+           ">>": operator.irshift}
+UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
+COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, "!=": operator.ne,
+           "<=": operator.le, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+           "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+
+
+def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
+    message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
+    return TgError(type(exc).__name__, message, filename=filename, line=node.line, col=node.col,
+                   end_line=node.end_line, end_col=node.end_col, exit_code=EXIT_RUNTIME)
+
+
+class Context:
+    """Compile-time facts: where names live, and the run-time objects closures capture."""
+
+    def __init__(self, filename: str, G: dict, B: dict, rt: Any, modules: dict,
+                 local_names: frozenset | None = None):
+        self.filename, self.G, self.B, self.rt, self.modules = filename, G, B, rt, modules
+        self.local_names = local_names  # None at module level
+        self.depth = 0
+        self.loops = 0  # how many loops enclose the code being compiled (for break/continue)
+
+    def function_scope(self, names: frozenset) -> "Context":
+        return Context(self.filename, self.G, self.B, self.rt, self.modules, names)
+
+
+def compile_expr(node: ast.Node, cx: Context) -> Eval:
+    cx.depth += 1
+    try:
+        if cx.depth > MAX_EXPR_DEPTH:
+            raise TgError("SyntaxError", "expression nested too deeply", filename=cx.filename,
+                          line=node.line, col=node.col, end_col=node.col + 1, exit_code=EXIT_SYNTAX)
+        return _DISPATCH[type(node)](node, cx)
+    finally:
+        cx.depth -= 1
+
+
+def guarded(node: ast.Node, cx: Context, fn: Eval) -> Eval:
+    """Wrap a closure so a Python error becomes a TgError at `node` (zero cost when none)."""
+    filename = cx.filename
+
+    def ev(L: dict) -> Any:
+        try:
+            return fn(L)
+        except TgError:
+            raise
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def compile_Constant(node: ast.Constant, cx: Context) -> Eval:
+    value = node.value
+    return lambda L: value
+
+
+def compile_Name(node: ast.Name, cx: Context) -> Eval:
+    name, G, B, filename = node.id, cx.G, cx.B, cx.filename
+    if cx.local_names is not None and name in cx.local_names:
+        def ev_local(L: dict) -> Any:
+            try:
+                return L[name]
+            except KeyError:
+                raise runtime_error(UnboundLocalError(
+                    f"cannot access local variable '{name}' where it is not associated with a value"),
+                    node, filename) from None
+        return ev_local
+
+    def ev_global(L: dict) -> Any:
+        try:
+            return G[name]
+        except KeyError:
+            try:
+                return B[name]
+            except KeyError:
+                raise runtime_error(NameError(f"name '{name}' is not defined"), node, filename) from None
+    return ev_global
+
+
+def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
+    op, left, right = BINOPS[node.op], compile_expr(node.left, cx), compile_expr(node.right, cx)
+    filename = cx.filename
+
+    def ev(L: dict) -> Any:
+        a = left(L)
+        b = right(L)
+        try:
+            return op(a, b)
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def compile_UnaryOp(node: ast.UnaryOp, cx: Context) -> Eval:
+    op, operand, filename = UNARY[node.op], compile_expr(node.operand, cx), cx.filename
+
+    def ev(L: dict) -> Any:
+        v = operand(L)
+        try:
+            return op(v)
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def compile_BoolOp(node: ast.BoolOp, cx: Context) -> Eval:
+    first, *rest = [compile_expr(v, cx) for v in node.values]
+    want = node.op == "or"  # `or` stops at the first truthy value, `and` at the first falsy one
+
+    def ev(L: dict) -> Any:
+        v = first(L)
+        for f in rest:
+            if bool(v) is want:
+                return v
+            v = f(L)
+        return v
+    return guarded(node, cx, ev)
+
+
+def compile_Compare(node: ast.Compare, cx: Context) -> Eval:
+    left = compile_expr(node.left, cx)
+    pairs = [(COMPARE[op], compile_expr(c, cx)) for op, c in zip(node.ops, node.comparators)]
+    filename = cx.filename
+    if len(pairs) == 1:
+        (op, right), = pairs
+
+        def ev1(L: dict) -> Any:
+            a = left(L)
+            b = right(L)
+            try:
+                return op(a, b)
+            except Exception as exc:
+                raise runtime_error(exc, node, filename) from None
+        return ev1
+
+    def ev(L: dict) -> Any:
+        a = left(L)
+        result: Any = True
+        for op, right in pairs:
+            b = right(L)
+            result = op(a, b)
+            if not result:
+                return result
+            a = b
+        return result
+    return guarded(node, cx, ev)
+
+
+def compile_IfExp(node: ast.IfExp, cx: Context) -> Eval:
+    test, body, orelse = (compile_expr(n, cx) for n in (node.test, node.body, node.orelse))
+    return guarded(node.test, cx, lambda L: body(L) if test(L) else orelse(L))
+
+
+def compile_List(node: ast.List, cx: Context) -> Eval:
+    elts = [compile_expr(e, cx) for e in node.elts]
+    return lambda L: [e(L) for e in elts]
+
+
+def compile_Tuple(node: ast.Tuple, cx: Context) -> Eval:
+    elts = [compile_expr(e, cx) for e in node.elts]
+    return lambda L: tuple([e(L) for e in elts])
+
+
+def compile_Slice(node: ast.Slice, cx: Context) -> Eval:
+    parts = [compile_expr(p, cx) if p is not None else (lambda L: None)
+             for p in (node.lower, node.upper, node.step)]
+    lower, upper, step = parts
+    return lambda L: slice(lower(L), upper(L), step(L))
+
+
+def compile_Attribute(node: ast.Attribute, cx: Context) -> Eval:
+    value, name, rt, filename = compile_expr(node.value, cx), node.attr, cx.rt, cx.filename
+
+    def ev(L: dict) -> Any:
+        obj = value(L)
+        try:
+            return get_attribute(obj, name, rt.policy)
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def compile_Subscript(node: ast.Subscript, cx: Context) -> Eval:
+    value, index, filename = compile_expr(node.value, cx), compile_expr(node.index, cx), cx.filename
+
+    def ev(L: dict) -> Any:
+        obj = value(L)
+        key = index(L)
+        try:
+            return obj[key]
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def compile_Call(node: ast.Call, cx: Context) -> Eval:
+    func = compile_expr(node.func, cx)
+    args = [compile_expr(a, cx) for a in node.args]
+    kwargs = [(k.arg, compile_expr(k.value, cx)) for k in node.keywords]
+    filename = cx.filename
+    # fixed-arity forms keep Python-to-Python calls cheap (and off the C stack)
+    if not kwargs and len(args) == 0:
+        def call(L: dict) -> Any:
+            f = func(L)
+            return f()
+    elif not kwargs and len(args) == 1:
+        a0, = args
+
+        def call(L: dict) -> Any:
+            f = func(L)
+            x = a0(L)
+            return f(x)
+    elif not kwargs and len(args) == 2:
+        a0, a1 = args
+
+        def call(L: dict) -> Any:
+            f = func(L)
+            x = a0(L)
+            return f(x, a1(L))
+    else:
+        def call(L: dict) -> Any:
+            f = func(L)
+            return f(*[a(L) for a in args], **{k: v(L) for k, v in kwargs})
+
+    def ev(L: dict) -> Any:
+        try:
+            return call(L)
+        except TgError:
+            raise
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def compile_FString(node: ast.FString, cx: Context) -> Eval:
+    parts = [(p, None) if isinstance(p, str) else ("", compile_FormattedValue(p, cx)) for p in node.parts]
+    return lambda L: "".join([text if f is None else f(L) for text, f in parts])
+
+
+def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
+    value = compile_expr(node.value, cx)
+    spec = compile_FString(node.spec, cx) if node.spec is not None else (lambda L: "")
+    convert = {None: None, "r": repr, "s": str, "a": ascii}[node.conversion]
+
+    def ev(L: dict) -> str:
+        v = value(L)
+        if convert is not None:
+            v = convert(v)
+        return format(v, spec(L))
+    return guarded(node, cx, ev)
+
+
+_DISPATCH = {cls: globals()[f"compile_{cls.__name__}"] for cls in (
+    ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.List,
+    ast.Tuple, ast.Slice, ast.Attribute, ast.Subscript, ast.Call, ast.FString)}

@@ -1,0 +1,86 @@
+"""What a .tg program may reach through attributes.
+
+A name starting with '_' is always refused. Engine classes (and namespace objects)
+list their public names in `_tg_public`; Python's own values get a small fixed table.
+"""
+
+from __future__ import annotations
+
+import string
+from types import ModuleType
+from typing import Any, Callable
+
+AttributePolicy = Callable[[Any, str], bool]
+
+# Methods of plain Python values that tensor programs need; nothing else is reachable.
+BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
+    list: frozenset({"append", "pop"}),
+    str: frozenset({"format", "join", "upper", "lower", "strip", "split", "replace",
+                    "startswith", "endswith"}),
+    tuple: frozenset(),
+    int: frozenset(),
+    float: frozenset(),
+    bool: frozenset(),
+}
+
+
+def public_names(obj: Any) -> frozenset[str] | None:
+    names = BUILTIN_PUBLIC.get(type(obj))
+    if names is not None:
+        return names
+    names = getattr(type(obj), "_tg_public", None)
+    if names is None:  # a module or namespace object may carry its own list
+        names = getattr(obj, "__dict__", {}).get("_tg_public")
+    return names
+
+
+def default_policy(obj: Any, name: str) -> bool:
+    names = public_names(obj)
+    return names is not None and name in names
+
+
+def permissive_policy(obj: Any, name: str) -> bool:
+    """For tests that inject real torch: everything public, still no '_' names."""
+    return True
+
+
+def _owner(obj: Any) -> str:
+    if isinstance(obj, ModuleType):
+        return f"module '{obj.__name__}'"
+    return f"'{type(obj).__name__}' object"
+
+
+def refuse(obj: Any, name: str, writing: bool = False) -> AttributeError:
+    if name.startswith("_") or not hasattr(obj, name):
+        return AttributeError(f"{_owner(obj)} has no attribute '{name}'")
+    verb = "setting" if writing else "attribute"
+    return AttributeError(f"{_owner(obj)} {verb} '{name}' is not supported in .tg programs")
+
+
+def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
+    if name.startswith("_") or not policy(obj, name):
+        raise refuse(obj, name)
+    if type(obj) is str and name == "format":
+        return SafeFormatter().bound(obj)
+    return getattr(obj, name)
+
+
+def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> None:
+    if name.startswith("_") or not policy(obj, name) or type(obj) in BUILTIN_PUBLIC:
+        raise refuse(obj, name, writing=True)
+    setattr(obj, name, value)
+
+
+class SafeFormatter(string.Formatter):
+    """str.format without `{0.attr}` or `{0[key]}`, which would reach past the sandbox."""
+
+    def bound(self, template: str) -> Callable[..., str]:
+        def format(*args: Any, **kwargs: Any) -> str:  # noqa: A001 - shows as str.format's name
+            return self.vformat(template, args, kwargs)
+        return format
+
+    def get_field(self, field_name: str, args, kwargs):
+        if "." in field_name or "[" in field_name:
+            raise ValueError(f"format field '{field_name}': attribute and index lookups "
+                             "are not supported in .tg programs")
+        return super().get_field(field_name, args, kwargs)

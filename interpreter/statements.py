@@ -1,0 +1,341 @@
+"""compile_<Node> for statements: each returns a closure `run(L)` that returns None to go
+on, or BREAK / CONTINUE / RETURN (the return value waits in L[RETURN_SLOT])."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from autodiff.parser import ast
+from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+
+from .expressions import INPLACE, Context, compile_expr, guarded, runtime_error
+from .runtime import BREAK, CONTINUE, RETURN, RETURN_SLOT, make_function
+from .sandbox import get_attribute, set_attribute
+
+Run = Callable[[dict], Any]
+MODULES = {"torch", "torch.nn", "torch.nn.functional", "math"}
+
+
+def compile_block(body: tuple, cx: Context) -> Run:
+    stmts = tuple(_DISPATCH[type(s)](s, cx) for s in body)
+    if len(stmts) == 1:
+        return stmts[0]
+
+    def run(L: dict) -> Any:
+        for stmt in stmts:
+            signal = stmt(L)
+            if signal is not None:
+                return signal
+        return None
+    return run
+
+
+# ---- assignment targets: closures `store(L, value)` ----
+
+def compile_store(target: ast.Node, cx: Context) -> Callable[[dict, Any], None]:
+    filename = cx.filename
+    if isinstance(target, ast.Name):
+        name, G = target.id, cx.G
+        if cx.local_names is None:
+            def store_global(L: dict, value: Any) -> None:
+                G[name] = value
+            return store_global
+
+        def store_local(L: dict, value: Any) -> None:
+            L[name] = value
+        return store_local
+    if isinstance(target, ast.Attribute):
+        obj, attr, rt = compile_expr(target.value, cx), target.attr, cx.rt
+
+        def store_attr(L: dict, value: Any) -> None:
+            o = obj(L)
+            try:
+                set_attribute(o, attr, value, rt.policy)
+            except Exception as exc:
+                raise runtime_error(exc, target, filename) from None
+        return store_attr
+    if isinstance(target, ast.Subscript):
+        obj, index = compile_expr(target.value, cx), compile_expr(target.index, cx)
+
+        def store_item(L: dict, value: Any) -> None:
+            o = obj(L)
+            key = index(L)
+            try:
+                o[key] = value
+            except Exception as exc:
+                raise runtime_error(exc, target, filename) from None
+        return store_item
+    stores = [compile_store(e, cx) for e in target.elts]  # Tuple or List
+    n = len(stores)
+
+    def unpack(L: dict, value: Any) -> None:
+        try:
+            it = iter(value)
+        except TypeError:
+            raise runtime_error(TypeError(f"cannot unpack non-iterable {type(value).__name__} object"),
+                                target, filename) from None
+        try:
+            items = list(it)
+        except Exception as exc:
+            raise runtime_error(exc, target, filename) from None
+        if len(items) != n:
+            msg = (f"too many values to unpack (expected {n})" if len(items) > n
+                   else f"not enough values to unpack (expected {n}, got {len(items)})")
+            raise runtime_error(ValueError(msg), target, filename)
+        for store, item in zip(stores, items):
+            store(L, item)
+    return unpack
+
+
+# ---- simple statements ----
+
+def compile_ExprStmt(node: ast.ExprStmt, cx: Context) -> Run:
+    value = compile_expr(node.value, cx)
+
+    def run(L: dict) -> None:
+        value(L)
+    return run
+
+
+def compile_Assign(node: ast.Assign, cx: Context) -> Run:
+    value = compile_expr(node.value, cx)
+    stores = [compile_store(t, cx) for t in node.targets]
+    if len(stores) == 1:
+        store, = stores
+        if isinstance(node.targets[0], ast.Name) and cx.local_names is None:
+            G, name = cx.G, node.targets[0].id
+
+            def run_global(L: dict) -> None:
+                G[name] = value(L)
+            return run_global
+
+        def run1(L: dict) -> None:
+            store(L, value(L))
+        return run1
+
+    def run(L: dict) -> None:
+        v = value(L)
+        for store in stores:
+            store(L, v)
+    return run
+
+
+def compile_AugAssign(node: ast.AugAssign, cx: Context) -> Run:
+    op, value, target, filename = INPLACE[node.op], compile_expr(node.value, cx), node.target, cx.filename
+    if isinstance(target, ast.Name):
+        load, store = compile_expr(target, cx), compile_store(target, cx)
+
+        def run_name(L: dict) -> None:
+            current = load(L)
+            v = value(L)
+            try:
+                result = op(current, v)
+            except Exception as exc:
+                raise runtime_error(exc, node, filename) from None
+            store(L, result)
+        return run_name
+    obj = compile_expr(target.value, cx)
+    if isinstance(target, ast.Attribute):
+        attr, rt = target.attr, cx.rt
+        key_of: Callable[[dict], Any] = lambda L: attr  # noqa: E731
+        get = lambda o, k: get_attribute(o, k, rt.policy)  # noqa: E731
+        put = lambda o, k, v: set_attribute(o, k, v, rt.policy)  # noqa: E731
+    else:
+        key_of = compile_expr(target.index, cx)
+        get = lambda o, k: o[k]  # noqa: E731
+        put = lambda o, k, v: o.__setitem__(k, v)  # noqa: E731
+
+    def run(L: dict) -> None:
+        o = obj(L)
+        k = key_of(L)
+        v = value(L)
+        try:
+            put(o, k, op(get(o, k), v))
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return run
+
+
+def compile_Pass(node: ast.Pass, cx: Context) -> Run:
+    return lambda L: None
+
+
+def _outside_loop(node: ast.Node, cx: Context, word: str) -> None:
+    if cx.loops == 0:
+        raise TgError("SyntaxError", f"'{word}' outside loop", filename=cx.filename, line=node.line,
+                      col=node.col, end_col=node.end_col, exit_code=EXIT_SYNTAX)
+
+
+def compile_Break(node: ast.Break, cx: Context) -> Run:
+    _outside_loop(node, cx, "break")
+    return lambda L: BREAK
+
+
+def compile_Continue(node: ast.Continue, cx: Context) -> Run:
+    _outside_loop(node, cx, "continue")
+    return lambda L: CONTINUE
+
+
+def compile_loop_body(body: tuple, cx: Context) -> Run:
+    cx.loops += 1
+    try:
+        return compile_block(body, cx)
+    finally:
+        cx.loops -= 1
+
+
+def compile_Return(node: ast.Return, cx: Context) -> Run:
+    if cx.local_names is None:
+        raise TgError("SyntaxError", "'return' outside function", filename=cx.filename, line=node.line,
+                      col=node.col, end_col=node.end_col, exit_code=EXIT_SYNTAX)
+    value = compile_expr(node.value, cx) if node.value is not None else (lambda L: None)
+
+    def run(L: dict) -> str:
+        L[RETURN_SLOT] = value(L)
+        return RETURN
+    return run
+
+
+def compile_Assert(node: ast.Assert, cx: Context) -> Run:
+    test = compile_expr(node.test, cx)
+    msg = compile_expr(node.msg, cx) if node.msg is not None else None
+    filename = cx.filename
+
+    def run(L: dict) -> None:
+        if not test(L):
+            exc = AssertionError(msg(L)) if msg is not None else AssertionError()
+            raise runtime_error(exc, node.test, filename)
+    return guarded(node.test, cx, run)
+
+
+def compile_Import(node: ast.Import, cx: Context) -> Run:
+    if node.module not in MODULES:
+        raise TgError("ImportError", f"import of '{node.module}' is not supported in .tg programs "
+                      "(only torch, torch.nn, torch.nn.functional and math)", filename=cx.filename,
+                      line=node.line, col=node.col, end_col=node.end_col, exit_code=EXIT_SYNTAX)
+    # `import torch.nn` binds `torch`, as in Python; `import torch.nn as nn` binds the submodule
+    key = node.module if node.asname else node.module.split(".")[0]
+    bound = compile_store(ast.Name(node.asname or key, line=node.line, col=node.col), cx)
+    modules = cx.modules
+
+    def run(L: dict) -> None:
+        bound(L, modules[key])
+    return run
+
+
+# ---- compound statements ----
+
+def compile_If(node: ast.If, cx: Context) -> Run:
+    test, body = compile_expr(node.test, cx), compile_block(node.body, cx)
+    orelse = compile_block(node.orelse, cx) if node.orelse else (lambda L: None)
+    return guarded(node.test, cx, lambda L: body(L) if test(L) else orelse(L))
+
+
+def compile_While(node: ast.While, cx: Context) -> Run:
+    test, body = compile_expr(node.test, cx), compile_loop_body(node.body, cx)
+
+    def run(L: dict) -> Any:
+        while test(L):
+            signal = body(L)
+            if signal is not None:
+                if signal is BREAK:
+                    break
+                if signal is RETURN:
+                    return signal
+        return None
+    return guarded(node.test, cx, run)
+
+
+def compile_For(node: ast.For, cx: Context) -> Run:
+    iterable, body, filename = compile_expr(node.iter, cx), compile_loop_body(node.body, cx), cx.filename
+    store = compile_store(node.target, cx)
+
+    def run(L: dict) -> Any:
+        seq = iterable(L)
+        try:
+            it = iter(seq)
+        except Exception as exc:
+            raise runtime_error(exc, node.iter, filename) from None
+        for item in it:
+            store(L, item)
+            signal = body(L)
+            if signal is not None:
+                if signal is BREAK:
+                    break
+                if signal is RETURN:
+                    return signal
+        return None
+    return guarded(node.iter, cx, run)
+
+
+def compile_FunctionDef(node: ast.FunctionDef, cx: Context) -> Run:
+    params = tuple(p.name for p in node.params)
+    defaults = [compile_expr(p.default, cx) for p in node.params if p.default is not None]
+    inner = cx.function_scope(frozenset(params) | assigned_names(node.body))
+    body = compile_block(node.body, inner)
+    store, rt, name = compile_store(ast.Name(node.name), cx), cx.rt, node.name
+
+    def run(L: dict) -> None:
+        store(L, make_function(rt, name, params, tuple(d(L) for d in defaults), body))
+    return run
+
+
+def compile_With(node: ast.With, cx: Context) -> Run:
+    context, body, filename = compile_expr(node.context, cx), compile_block(node.body, cx), cx.filename
+    store = compile_store(ast.Name(node.name), cx) if node.name else None
+
+    def run(L: dict) -> Any:
+        manager = context(L)
+        try:
+            entered = manager.__enter__()  # only the interpreter calls dunders, never the program
+            exit_ = manager.__exit__
+        except AttributeError:
+            raise runtime_error(TypeError(f"'{type(manager).__name__}' object does not support the "
+                                          "context manager protocol"), node.context, filename) from None
+        except Exception as exc:
+            raise runtime_error(exc, node.context, filename) from None
+        try:
+            if store is not None:
+                store(L, entered)
+            signal = body(L)
+        except BaseException as exc:
+            if not exit_(type(exc), exc, exc.__traceback__):
+                raise
+            return None
+        exit_(None, None, None)
+        return signal
+    return run
+
+
+def assigned_names(body: tuple) -> frozenset:
+    """Names a function body assigns: Python makes them local to the whole function."""
+    found: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        targets: list = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.For)):
+            targets = [node.target]
+        elif isinstance(node, ast.FunctionDef):
+            found.add(node.name)
+            continue
+        elif isinstance(node, ast.Import):
+            found.add(node.asname or node.module.split(".")[0])
+        elif isinstance(node, ast.With) and node.name:
+            found.add(node.name)
+        while targets:
+            t = targets.pop()
+            if isinstance(t, ast.Name):
+                found.add(t.id)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+        for child in ("body", "orelse"):
+            stack.extend(getattr(node, child, ()) or ())
+    return frozenset(found)
+
+
+_DISPATCH = {cls: globals()[f"compile_{cls.__name__}"] for cls in (
+    ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Pass, ast.Break, ast.Continue, ast.Return,
+    ast.Assert, ast.Import, ast.If, ast.While, ast.For, ast.FunctionDef, ast.With)}

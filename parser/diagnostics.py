@@ -1,0 +1,51 @@
+"""The one diagnostic exception shared by the parser and the interpreter."""
+
+from __future__ import annotations
+
+EXIT_SYNTAX = 2  # syntax errors and unsupported constructs
+EXIT_RUNTIME = 1  # errors raised while the program runs
+
+
+class TgError(Exception):
+    """A program error positioned in the source (1-based line/col, exclusive end_col)."""
+
+    def __init__(self, error_class: str, message: str, *, filename: str = "<stdin>",
+                 line: int = 0, col: int = 0, end_line: int | None = None,
+                 end_col: int | None = None, exit_code: int = EXIT_SYNTAX) -> None:
+        super().__init__(f"{error_class}: {message}")
+        self.error_class = error_class
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.end_line = line if end_line is None else end_line
+        self.end_col = end_col
+        self.exit_code = exit_code
+
+    def at(self, node, filename: str | None = None) -> "TgError":
+        """Position this error at an AST node (used when the error had no position yet)."""
+        self.line, self.col = node.line, node.col
+        self.end_line, self.end_col = node.end_line, node.end_col
+        if filename is not None:
+            self.filename = filename
+        return self
+
+    def headline(self) -> str:
+        tail = f": {self.message}" if self.message else ""  # a bare `AssertionError`, as Python shows it
+        return f"{self.filename}:{self.line}:{self.col}: {self.error_class}{tail}"
+
+    def render(self, source: str) -> str:
+        """`FILE:LINE:COL: Class: message`, the source line, and a caret line under the span."""
+        lines = source.splitlines()
+        if not 1 <= self.line <= len(lines):
+            return self.headline()
+        text = lines[self.line - 1].rstrip("\r\n")
+        col = max(self.col, 1)
+        width = 1
+        if self.end_col is not None and self.end_line == self.line and self.end_col > col:
+            width = self.end_col - col
+        elif self.end_line is not None and self.end_line > self.line:
+            width = max(len(text.rstrip()) - col + 1, 1)  # span continues on later lines
+        # keep tabs so the caret lines up under tab-indented code
+        pad = "".join(ch if ch == "\t" else " " for ch in text[: col - 1])
+        return f"{self.headline()}\n    {text}\n    {pad}{'^' * width}"

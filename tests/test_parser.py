@@ -1,0 +1,186 @@
+"""Parser: one program per construct, precedence, positions, and syntax errors."""
+
+import pytest
+
+from autodiff.parser import ast, parse, parse_expression
+from autodiff.parser.diagnostics import TgError
+
+
+def expr(text):
+    return parse_expression(text)
+
+
+def show(node):
+    """Compact prefix form of an expression, for precedence tests."""
+    if isinstance(node, ast.BinOp):
+        return f"({node.op} {show(node.left)} {show(node.right)})"
+    if isinstance(node, ast.UnaryOp):
+        return f"({node.op} {show(node.operand)})"
+    if isinstance(node, ast.BoolOp):
+        return f"({node.op} {' '.join(show(v) for v in node.values)})"
+    if isinstance(node, ast.Compare):
+        rest = " ".join(f"{op} {show(c)}" for op, c in zip(node.ops, node.comparators))
+        return f"(cmp {show(node.left)} {rest})"
+    if isinstance(node, ast.IfExp):
+        return f"(if {show(node.test)} {show(node.body)} {show(node.orelse)})"
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant):
+        return repr(node.value)
+    return type(node).__name__
+
+
+@pytest.mark.parametrize("text, shape", [
+    ("-2**2", "(- (** 2 2))"),
+    ("2**-1", "(** 2 (- 1))"),
+    ("2**3**2", "(** 2 (** 3 2))"),
+    ("a - b - c", "(- (- a b) c)"),
+    ("a + b * c", "(+ a (* b c))"),
+    ("a @ b + c", "(+ (@ a b) c)"),
+    ("a // b % c", "(% (// a b) c)"),
+    ("not a == b", "(not (cmp a == b))"),
+    ("a or b and c", "(or a (and b c))"),
+    ("a < b <= c != d", "(cmp a < b <= c != d)"),
+    ("a is not b", "(cmp a is not b)"),
+    ("a not in b", "(cmp a not in b)"),
+    ("x if c else y if d else z", "(if c x (if d y z))"),
+    ("-x.y", "(- Attribute)"),
+    ("a | b ^ c & d", "(| a (^ b (& c d)))"),
+])
+def test_precedence(text, shape):
+    assert show(expr(text)) == shape
+
+
+def test_every_statement_kind():
+    src = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport math\n"
+        "a = 1\na, b = 1, 2\n(c, d) = [3, 4]\nx[0] = 1\nx.grad = None\n"
+        "a += 1; a -= 1; a *= 2; a /= 2; a **= 2; a @= b; a //= 2; a %= 2\n"
+        "print(a, sep='', end='')\n"
+        "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\n"
+        "while a:\n    break\n"
+        "for i, j in zip(a, b):\n    continue\n"
+        "def f(p, q=2):\n    return p\n"
+        "assert a, 'msg'\nassert a\n"
+        "with torch.no_grad():\n    y = 1\n"
+        "with torch.no_grad() as g:\n    pass\n"
+        "total = (1 +\n         2)\n"
+        "z = 1 + \\\n    2  # comment\n"
+    )
+    body = parse(src).body
+    kinds = [type(s).__name__ for s in body]
+    assert kinds[:4] == ["Import"] * 4
+    assert body[1].module == "torch.nn" and body[1].asname == "nn"
+    assert "AugAssign" in kinds and "While" in kinds and "For" in kinds and "With" in kinds
+    fn = next(s for s in body if isinstance(s, ast.FunctionDef))
+    assert [p.name for p in fn.params] == ["p", "q"] and fn.params[1].default.value == 2
+    ifs = next(s for s in body if isinstance(s, ast.If))
+    assert isinstance(ifs.orelse[0], ast.If) and isinstance(ifs.orelse[0].orelse[0], ast.Pass)
+    ops = [s.op for s in body if isinstance(s, ast.AugAssign)]
+    assert ops == ["+", "-", "*", "/", "**", "@", "//", "%"]
+
+
+def test_literals():
+    assert expr("1e-3").value == 1e-3 and expr(".5").value == 0.5 and expr("2.").value == 2.0
+    assert expr("0x1F").value == 31 and expr("1_000").value == 1000
+    assert expr("True").value is True and expr("None").value is None and expr("...").value is ...
+    assert expr(r"'a\tb\n'").value == "a\tb\n" and expr(r'r"a\n"').value == "a\\n"
+    assert expr('"a" "b"').value == "ab"
+    assert expr('"""x\ny"""').value == "x\ny"
+    assert isinstance(expr("[]"), ast.List) and isinstance(expr("()"), ast.Tuple)
+    assert len(expr("(1,)").elts) == 1
+
+
+def test_fstring_fields_and_positions():
+    node = parse('s = f"v={x + 1:.3f} {y!r:>8} {{lit}}"\n').body[0].value
+    assert isinstance(node, ast.FString)
+    first = node.parts[1]
+    assert isinstance(first.value, ast.BinOp) and first.spec.parts == (".3f",)
+    assert (first.value.line, first.value.col) == (1, 10)
+    assert node.parts[3].conversion == "r" and node.parts[-1] == " {lit}"
+
+
+def test_subscripts_and_calls():
+    node = expr("x[0, 1:, ::2, None, ...]")
+    parts = node.index.elts
+    assert isinstance(parts[1], ast.Slice) and parts[1].upper is None
+    assert parts[2].step.value == 2 and parts[3].value is None and parts[4].value is ...
+    call = expr("f(1, k=2)(3)")
+    assert isinstance(call.func, ast.Call) and call.func.keywords[0].arg == "k"
+    assert isinstance(expr("x[[0, 2]]").index, ast.List)
+
+
+def test_positions():
+    stmt = parse("\ny = x.sum() + 1\n").body[0]
+    call = stmt.value.left
+    assert (stmt.line, stmt.col) == (2, 1)
+    assert (call.line, call.col, call.end_col) == (2, 5, 12)
+
+
+def err(src):
+    with pytest.raises(TgError) as info:
+        parse(src, "prog.tg")
+    return info.value
+
+
+def test_expected_expression_message_and_caret():
+    src = "x = 1\n\ny = (x + )\n"
+    e = err(src)
+    assert e.render(src) == ("prog.tg:3:10: SyntaxError: expected an expression, got ')'\n"
+                             "    y = (x + )\n"
+                             "             ^")
+    assert e.exit_code == 2
+
+
+@pytest.mark.parametrize("src, cls, fragment, line", [
+    ("if x\n    y = 1\n", "SyntaxError", "expected ':'", 1),
+    ("print(1 2)\n", "SyntaxError", "expected ',' or ')'", 1),
+    ("x = (1 + 2\n", "SyntaxError", "'(' was never closed", 1),
+    ("x = 1)\n", "SyntaxError", "unmatched ')'", 1),
+    ("x = 'abc\n", "SyntaxError", "unterminated string literal", 1),
+    ("x = 1\n  y = 2\n", "IndentationError", "unexpected indent", 2),
+    ("if x:\ny = 2\n", "IndentationError", "expected an indented block", 2),
+    ("if x:\n    y = 1\n  z = 2\n", "IndentationError", "unindent does not match", 3),
+    ("if x:\n        y = 1\n\tz = 2\n", "TabError", "inconsistent use of tabs", 3),
+    ("x = $\n", "SyntaxError", "invalid character", 1),
+    ("f() = 1\n", "SyntaxError", "cannot assign to function call", 1),
+])
+def test_syntax_errors(src, cls, fragment, line):
+    e = err(src)
+    assert (e.error_class, e.line) == (cls, line)
+    assert fragment in e.message
+    assert "Traceback" not in e.render(src)
+
+
+@pytest.mark.parametrize("src, fragment", [
+    ("class A:\n    pass\n", "class definitions"),
+    ("f = lambda x: x\n", "lambda"),
+    ("try:\n    pass\nexcept:\n    pass\n", "'try'"),
+    ("global x\n", "'global'"),
+    ("def f(*args):\n    pass\n", "*args"),
+    ("f(*a)\n", "*args"),
+    ("y = [i for i in x]\n", "comprehensions"),
+    ("@dec\ndef f():\n    pass\n", "decorators"),
+    ("from os import path\n", "'from os import ...'"),
+    ("d = {1: 2}\n", "dict and set literals"),
+    ("del x\n", "'del'"),
+])
+def test_unsupported_constructs(src, fragment):
+    e = err(src)
+    assert fragment in e.message and e.exit_code == 2
+
+
+def test_deep_parentheses_give_clean_error():
+    e = err("x = " + "(" * 10000 + "1" + ")" * 10000 + "\n")
+    assert e.message == "too many nested parentheses"
+
+
+def test_deep_blocks_give_clean_error():
+    src = "".join(" " * i + "if x:\n" for i in range(1000)) + " " * 1000 + "pass\n"
+    e = err(src)
+    assert e.message == "too many levels of indentation"
+
+
+def test_long_operator_chain_parses_without_recursion():
+    node = parse("x = " + " + ".join(["1"] * 5000) + "\n").body[0].value
+    assert isinstance(node, ast.BinOp)

@@ -1,0 +1,65 @@
+"""Escapes out of the .tg sandbox are refused with clear errors, never a traceback."""
+
+import io
+
+import pytest
+
+from autodiff.interpreter import MathNamespace, run_source
+
+MODULES = {"torch": None, "math": MathNamespace()}
+
+
+class Thing:
+    _tg_public = frozenset({"value"})
+
+    def __init__(self):
+        self.value = 1
+
+
+def refused(src, extra=None):
+    modules = dict(MODULES)
+    out = io.StringIO()
+    result = run_source(src, "prog.tg", out=out, modules=modules)
+    assert result.error is not None, f"not refused: {src!r}"
+    text = result.error.render(src)
+    assert "Traceback" not in text and 'File "' not in text
+    return result.error
+
+
+@pytest.mark.parametrize("src, cls, message", [
+    ("x = [1]\nx.__class__\n", "AttributeError", "'list' object has no attribute '__class__'"),
+    ("def f():\n    pass\nf.__globals__\n", "AttributeError", "'function' object has no attribute '__globals__'"),
+    ("getattr(1, 'real')\n", "NameError", "name 'getattr' is not defined"),
+    ("setattr(1, 'a', 2)\n", "NameError", "name 'setattr' is not defined"),
+    ("open('x')\n", "NameError", "name 'open' is not defined"),
+    ("__import__('os')\n", "NameError", "name '__import__' is not defined"),
+    ("eval('1')\n", "NameError", "name 'eval' is not defined"),
+    ("exec('1')\n", "NameError", "name 'exec' is not defined"),
+    ("type(1)\n", "NameError", "name 'type' is not defined"),
+    ("globals()\n", "NameError", "name 'globals' is not defined"),
+    ("vars()\n", "NameError", "name 'vars' is not defined"),
+    ("x = 1\n'{0.__class__}'.format(x)\n", "ValueError", "attribute and index lookups"),
+    ("x = [1]\n'{0[0]}'.format(x)\n", "ValueError", "attribute and index lookups"),
+    ("x = 1\nf'{x.__class__}'\n", "AttributeError", "'int' object has no attribute '__class__'"),
+    ("x = [3, 1]\nx.sort()\n", "AttributeError", "is not supported in .tg programs"),
+    ("import math\nmath.__dict__\n", "AttributeError", "has no attribute '__dict__'"),
+    ("x = 'a'\nx.upper = 1\n", "AttributeError", "is not supported in .tg programs"),
+    ("(1).__class__\n", "AttributeError", "'int' object has no attribute '__class__'"),
+])
+def test_refused(src, cls, message):
+    e = refused(src)
+    assert e.error_class == cls and message in e.message
+
+
+def test_import_os_is_refused_before_running():
+    out = io.StringIO()
+    result = run_source("print(1)\nimport os\n", "prog.tg", out=out, modules=MODULES)
+    assert result.error.exit_code == 2 and "import of 'os' is not supported" in result.error.message
+    assert out.getvalue() == ""
+
+
+def test_allowed_attributes_still_work():
+    out = io.StringIO()
+    result = run_source("print(thing.value)\n", out=out, modules=MODULES)
+    assert result.error.error_class == "NameError"  # `thing` is not injectable: no host objects leak in
+    assert Thing().value == 1
