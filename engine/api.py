@@ -49,15 +49,22 @@ def _infer(data):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
+class CreationObserver:
+    """Set `CreationObserver.current` to a callable to see every tensor a creation function
+    makes, in program order (`autodiff check` perturbs leaves by creation index)."""
+
+    current = None
+
+
 def _finish_creation(array, dtype, requires_grad) -> Tensor:
     if dtype is not None:
         array = array.astype(dtype.np)
-    t = Tensor._wrap(array)
-    if requires_grad:
-        if array.dtype.kind != "f":
-            raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients")
-        t.requires_grad = True
+    if requires_grad and array.dtype.kind != "f":
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients")
+    t = Tensor._wrap(array, requires_grad=requires_grad)
+    if CreationObserver.current is not None:
+        CreationObserver.current(t)
     return t
 
 

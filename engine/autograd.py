@@ -137,12 +137,21 @@ def _dependencies(roots) -> dict:
     return counts
 
 
+class BackwardObserver:
+    """Set `BackwardObserver.current` to a callable to watch each step of a backward pass
+    (`autodiff explain`): called as `observe(node, grad_in, grads_out)`, with
+    grads_out None for an AccumulateGrad. Checked once per pass, not per node."""
+
+    current = None
+
+
 def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None):
     """Propagate `grads` from the `roots` nodes to every reachable leaf.
 
     With `capture` (a dict node -> None), gradients arriving at those nodes are
     stored there instead of being accumulated into `.grad` (torch.autograd.grad).
     """
+    observe = BackwardObserver.current
     from .dtypes import from_numpy
     from .tensor import Tensor, as_value, sum_to
 
@@ -163,11 +172,15 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 if type(node) is AccumulateGrad:
                     continue
             if type(node) is AccumulateGrad:
+                if observe is not None:
+                    observe(node, g, None)
                 _accumulate(node.variable, g, create_graph)
                 continue
             if node.retained is not None:
                 _accumulate(node.retained, g, create_graph)
             inputs_grads = _apply_rule(node, g, create_graph, Tensor, as_value)
+            if observe is not None:
+                observe(node, g, inputs_grads)
             if not retain_graph and node.saved is not None:
                 node.saved = _FREED
                 node.out = None
