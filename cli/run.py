@@ -71,7 +71,7 @@ def run_path(path: str, *, quiet: bool = False, out: TextIO | None = None,
         err.write(exc.headline() + "\n")
         return exc.exit_code
     try:
-        result = run_source(source.text, source.filename, out=out)
+        result = run_source(source.text, source.filename, out=out, err=err)
     except KeyboardInterrupt:
         out.flush()
         err.write("autodiff: interrupted\n")

@@ -201,7 +201,7 @@ _OPERATORS = {
     "__mod__": ops.remainder, "__rmod__": _swap(ops.remainder),
     "__neg__": ops.neg, "__pos__": lambda a: a, "__abs__": ops.abs,
     "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le,
-    "__gt__": ops.gt, "__ge__": ops.ge, "__getitem__": ops.getitem,
+    "__gt__": ops.gt, "__ge__": ops.ge, "__getitem__": ops.getitem, "__setitem__": ops.setitem,
     "__and__": ops.bitwise_and, "__rand__": ops.bitwise_and, "__or__": ops.bitwise_or,
     "__ror__": ops.bitwise_or, "__xor__": ops.bitwise_xor, "__rxor__": ops.bitwise_xor,
     "__invert__": ops.bitwise_not,

@@ -75,7 +75,7 @@ class Node:
         self.retained = None
 
     def name(self) -> str:
-        return self.op.name
+        return self.op.qualified_name
 
     def __repr__(self) -> str:
         return format_grad_fn(self.op.name, id(self))
@@ -246,19 +246,20 @@ def _check_versions(node) -> None:
 
 
 def _accumulate(tensor, g, create_graph: bool) -> None:
+    from .ops import copy_for_grad
     from .tensor import Tensor
 
+    grad = tensor._grad
     if create_graph:
         g = g if type(g) is Tensor else Tensor._wrap(g)
-        tensor.grad = g if tensor.grad is None else tensor.grad + g
+        tensor._grad = copy_for_grad(g) if grad is None else grad + g
         return
     if type(g) is Tensor:
         g = g.array
-    if tensor.grad is None:
+    if grad is None:
         # copy: one gradient array can reach several leaves (e.g. through an add)
-        tensor.grad = Tensor._wrap(np.array(g, dtype=tensor.array.dtype, copy=True))
+        tensor._grad = Tensor._wrap(np.array(g, dtype=tensor.array.dtype, copy=True))
     else:
         # in place, as torch does: a reference taken to `.grad` sees the sum
-        grad = tensor.grad
         grad.array = np.add(grad.array, g, dtype=grad.array.dtype)
-        grad._version += 1
+        grad._bump_version()

@@ -35,7 +35,7 @@ def check_gradients(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradient
     direction = np.random.default_rng(seed).standard_normal(out.array.shape)
     if out.requires_grad:  # else fn is constant in its inputs: all gradients are zero
         out.backward(Tensor._wrap(direction))
-    analytic = [t.grad.array if t.grad is not None else np.zeros_like(t.array) for t in leaves]
+    analytic = [t._grad.array if t._grad is not None else np.zeros_like(t.array) for t in leaves]
 
     def objective(values):
         # leaves require grad so that fn may itself differentiate (check_second_order)

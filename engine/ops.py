@@ -24,17 +24,24 @@ from . import dtypes
 from .autograd import GradMode
 from .tensor import Tensor, record
 
+# torch gives inf/nan silently; NumPy would print a RuntimeWarning on stderr
+np.seterr(all="ignore")
+
 
 class Op:
     """One row of the table: a grad_fn name and the VJP of each input."""
 
-    __slots__ = ("name", "vjps", "saves_inputs", "saves_out", "reads")
+    __slots__ = ("name", "qualified_name", "vjps", "saves_inputs", "saves_out", "reads", "views")
 
-    def __init__(self, name: str, *vjps, saves: str = "", reads=None):
-        self.name = name
+    def __init__(self, name: str, *vjps, saves: str = "", reads=None, views: bool = False,
+                 engine_node: bool = False):
+        self.name = name  # as the node prints: <CopySlices object at ...>
+        # what grad_fn.name() says: torch's own engine nodes carry their C++ namespace
+        self.qualified_name = "torch::autograd::" + name if engine_node else name
         self.vjps = vjps
         self.saves_inputs = "i" in saves
         self.saves_out = "o" in saves
+        self.views = views  # the result shares the first input's storage (and version counter)
         # reads[i]: the inputs the VJP of input i uses; only those are saved (and
         # version-checked), so `x.mul_(2)` does not keep x's old value alive, as in torch
         self.reads = reads
@@ -237,9 +244,11 @@ def _pow_scalar_exponent(g, out, a, exponent):
 
 
 POW_SCALAR = Op("PowBackward0", _pow_scalar_exponent, saves="i")
+# torch masks the 0 ** 0 corners with where(), which names the second-order nodes
 POW_TENSOR = Op("PowBackward1",
-                lambda g, out, a, b: g * b * a ** (b - 1),
-                lambda g, out, a, b: g * out * log_(a), saves="io")
+                lambda g, out, a, b: where_(b == 0, 0.0, g * (b * a ** (b - 1))),
+                lambda g, out, a, b: g * where_((a == 0) & (b >= 0), 0.0, out * log_(a)),
+                saves="io")
 POW_BASE = Op("PowBackward2", lambda g, out, a, base: g * out * float(np.log(base)), saves="o")
 
 
@@ -256,13 +265,20 @@ def pow(a, exponent):
     return record(POW_SCALAR, _finish(np.power(x, y), dt), (a,), {"exponent": exponent})
 
 
+def _integer_divisor_check(y, dt):
+    if dt.kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def floor_divide(a, b):
     x, y, dt = _binary(a, b)
+    _integer_divisor_check(y, dt)
     return Tensor._wrap(_finish(np.floor_divide(x, y), dt))
 
 
 def remainder(a, b):
     x, y, dt = _binary(a, b)
+    _integer_divisor_check(y, dt)
     return Tensor._wrap(_finish(np.mod(x, y), dt))
 
 
@@ -552,7 +568,7 @@ def outer(a, b):
 
 # === shapes ===================================================================================
 
-VIEW = Op("ViewBackward0", lambda g, out, a, shape: reshape_(g, shape))
+VIEW = Op("ViewBackward0", lambda g, out, a, shape: reshape_(g, shape), views=True)
 
 
 def reshape(a, *shape):
@@ -585,7 +601,7 @@ def _shape_arg(shape) -> tuple:
     return tuple(int(d) for d in shape)
 
 
-EXPAND = Op("ExpandBackward0", lambda g, out, a: g)
+EXPAND = Op("ExpandBackward0", lambda g, out, a: g, views=True)
 
 
 def expand(a, *shape):
@@ -595,9 +611,9 @@ def expand(a, *shape):
     return record(EXPAND, np.broadcast_to(a.array, target), (a,))
 
 
-PERMUTE = Op("PermuteBackward0", lambda g, out, a, dims: _permute_back(g, dims))
-TRANSPOSE = Op("TransposeBackward0", lambda g, out, a, dim0, dim1: _swap(g, dim0, dim1))
-T_OP = Op("TBackward0", lambda g, out, a: _swap(g, 0, 1) if g.ndim == 2 else g)
+PERMUTE = Op("PermuteBackward0", lambda g, out, a, dims: _permute_back(g, dims), views=True)
+TRANSPOSE = Op("TransposeBackward0", lambda g, out, a, dim0, dim1: _swap(g, dim0, dim1), views=True)
+T_OP = Op("TBackward0", lambda g, out, a: _swap(g, 0, 1) if g.ndim == 2 else g, views=True)
 
 
 def _permute_back(g, dims):
@@ -625,10 +641,10 @@ def t(a):
     return record(T_OP, a.array.T, (a,))
 
 
-UNSQUEEZE = Op("UnsqueezeBackward0", lambda g, out, a, dim: reshape_(g, out_shape_without(g, dim)))
-SQUEEZE_ALL = Op("SqueezeBackward0", lambda g, out, a, shape: reshape_(g, shape))
-SQUEEZE_DIM = Op("SqueezeBackward1", lambda g, out, a, shape: reshape_(g, shape))
-SQUEEZE_MATMUL = Op("SqueezeBackward4", lambda g, out, a, shape: reshape_(g, shape))
+UNSQUEEZE = Op("UnsqueezeBackward0", lambda g, out, a, dim: reshape_(g, out_shape_without(g, dim)), views=True)
+SQUEEZE_ALL = Op("SqueezeBackward0", lambda g, out, a, shape: reshape_(g, shape), views=True)
+SQUEEZE_DIM = Op("SqueezeBackward1", lambda g, out, a, shape: reshape_(g, shape), views=True)
+SQUEEZE_MATMUL = Op("SqueezeBackward4", lambda g, out, a, shape: reshape_(g, shape), views=True)
 
 
 def out_shape_without(g, dim):
@@ -671,10 +687,10 @@ def _scatter_add(g, out, a, key, shape):
     return z
 
 
-SELECT = Op("SelectBackward0", _place)
-SLICE = Op("SliceBackward0", _place)
-ALIAS = Op("AliasBackward0", _place)
-UNSQUEEZE_INDEX = Op("UnsqueezeBackward0", _place)
+SELECT = Op("SelectBackward0", _place, views=True)
+SLICE = Op("SliceBackward0", _place, views=True)
+ALIAS = Op("AliasBackward0", _place, views=True)
+UNSQUEEZE_INDEX = Op("UnsqueezeBackward0", _place, views=True)
 INDEX = Op("IndexBackward0", _scatter_add)
 INDEX_BACKWARD = Op("IndexBackwardBackward0",
                     None, lambda g, out, base, key, shape: _index_raw(g, key))
@@ -767,10 +783,22 @@ def to(a, dtype):
 
 # === in place ===================================================================================
 
-def check_inplace(a: Tensor) -> None:
-    if GradMode.enabled and a.requires_grad and a.grad_fn is None:
+def check_inplace(a: Tensor, through_view: bool = False) -> None:
+    if not GradMode.enabled:
+        return
+    base = a._base
+    if a.requires_grad and a.grad_fn is None:
         raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation.")
+            f"a {'view of a ' if through_view else ''}leaf Variable that requires grad is being "
+            "used in an in-place operation.")
+    if base is not None and base.requires_grad:
+        if base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        raise RuntimeError(
+            "autodiff does not support in-place changes to a view of a tensor that requires "
+            "grad (torch would rewrite the base's history); write the result with an "
+            "out-of-place op such as torch.cat or torch.where instead")
 
 
 def inplace(a: Tensor, result: Tensor) -> Tensor:
@@ -788,7 +816,7 @@ def inplace(a: Tensor, result: Tensor) -> Tensor:
         np.copyto(a.array, result.array, casting="unsafe")
     else:
         a.array = result.array.astype(a.array.dtype)
-    a._version += 1
+    a._bump_version()
     if result.grad_fn is not None:
         a.grad_fn = result.grad_fn
         a.requires_grad = True
@@ -801,10 +829,52 @@ FILL = Op("FillBackward2", lambda g, out, a: g * 0)
 def fill_(a, value):
     check_inplace(a)
     a.array[...] = _array(value)
-    a._version += 1
+    a._bump_version()
     if GradMode.enabled and a.requires_grad:
         a.grad_fn = record(FILL, a.array, (a,)).grad_fn
     return a
+
+
+def _copy_slices_self(g, out, a, value, key):
+    if type(g) is Tensor:
+        mask = np.ones(g.array.shape, dtype=g.array.dtype)
+        mask[key] = 0
+        return g * Tensor._wrap(mask)
+    g = g.copy()
+    g[key] = 0
+    return g
+
+
+def _copy_slices_value(g, out, a, value, key):
+    return g[key] if type(g) is not Tensor else getitem(g, key)
+
+
+COPY_SLICES = Op("CopySlices", _copy_slices_self, _copy_slices_value, engine_node=True)
+
+
+def setitem(a, key, value):
+    """`a[key] = value`: written in place; with autograd, torch's CopySlices node."""
+    check_inplace(a, through_view=True)
+    if isinstance(key, list) or type(key) is Tensor or (
+            isinstance(key, tuple) and builtins.any(_is_advanced(k) for k in key)):
+        key = tuple(_plain(k) for k in key) if isinstance(key, tuple) else _plain(key)
+    try:
+        a.array[key] = _array(value)
+    except (IndexError, ValueError) as exc:
+        raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(str(exc)) from None
+    a._bump_version()
+    if GradMode.enabled and (a.requires_grad or (type(value) is Tensor and value.requires_grad)):
+        node = record(COPY_SLICES, a.array, (a, value), {"key": key}).grad_fn
+        a.grad_fn = node
+        a.requires_grad = True
+
+
+COPY = Op("CopyBackwards", lambda g, out, a: g, engine_node=True)
+
+
+def copy_for_grad(g):
+    """The first `.grad` written by backward(create_graph=True) is a recorded copy."""
+    return record(COPY, g.array.copy(), (g,))
 
 
 # === issue-3 surface: max/min, clamp, prod, joins, activations, losses ==========================

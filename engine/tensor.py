@@ -6,6 +6,8 @@ graph node is created. Op forwards and backward rules live in ops.py.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import dtypes
@@ -35,7 +37,7 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("array", "requires_grad", "grad_fn", "grad", "_version", "_accumulator",
+    __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "_base", "_accumulator",
                  "_retains_grad", "__weakref__")
 
     def __init__(self, *args, **kwargs):
@@ -50,8 +52,9 @@ class Tensor:
         t.array = data
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad or grad_fn is not None
-        t.grad = None
-        t._version = 0
+        t._grad = None
+        t._vc = None  # version counter [n], shared with views; None until first needed
+        t._base = None  # the tensor this one is a view of
         t._accumulator = None
         t._retains_grad = False
         return t
@@ -68,6 +71,33 @@ class Tensor:
     @property
     def ndim(self) -> int:
         return self.array.ndim
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self) -> None:
+        if self._vc is None:
+            self._vc = [1]
+        else:
+            self._vc[0] += 1
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if type(value) is not Tensor:
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.array.shape != self.array.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size")
+        self._grad = value
 
     @property
     def data(self) -> "Tensor":
@@ -134,13 +164,13 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        name = self.grad_fn.name() if self.grad_fn is not None else None
+        name = self.grad_fn.op.name if self.grad_fn is not None else None
         return format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        name = self.grad_fn.name() if self.grad_fn is not None else None
+        name = self.grad_fn.op.name if self.grad_fn is not None else None
         return format_spec(self.array, spec, requires_grad=self.requires_grad, grad_fn_name=name)
 
     # --- autograd ---------------------------------------------------------------------
@@ -149,7 +179,7 @@ class Tensor:
                  retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self) -> "Tensor":
-        return Tensor._wrap(self.array)
+        return share_storage(Tensor._wrap(self.array), self)
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -189,7 +219,33 @@ class Tensor:
         if self.grad_fn is None:
             return "which is a leaf Variable" if self.requires_grad else "which is a Tensor"
         name = self.grad_fn.name()
-        return f"which is output 0 of {name[:-9] if name.endswith('Backward0') else name}"
+        if name.endswith("Backward0"):
+            name = name[:-len("Backward0")]
+        return f"which is output 0 of {name}"
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If "
+    "you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
+    "See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to reset "
+    "the .grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+
+
+def share_storage(view: Tensor, base: Tensor) -> Tensor:
+    """Mark `view` as a view of `base`: one version counter, as torch's views share."""
+    if base._vc is None:
+        base._vc = [0]
+    view._vc = base._vc
+    view._base = base if base._base is None else base._base
+    return view
 
 
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
@@ -208,6 +264,12 @@ def record(op, out_data, inputs, params=None) -> Tensor:
     """
     if type(out_data) is not np.ndarray:
         out_data = np.asarray(out_data)
+    if op.views:
+        return share_storage(_record(op, out_data, inputs, params), inputs[0])
+    return _record(op, out_data, inputs, params)
+
+
+def _record(op, out_data, inputs, params) -> Tensor:
     if not GradMode.enabled:
         return Tensor._wrap(out_data)
     edges = []
@@ -232,7 +294,8 @@ def record(op, out_data, inputs, params=None) -> Tensor:
     saved = versions = None
     if op.saves_inputs:
         saved = inputs if op.reads is None else _needed_inputs(op.reads, inputs, edges)
-        versions = tuple([t._version if type(t) is Tensor else None for t in saved])
+        versions = tuple([(t._vc[0] if t._vc is not None else 0) if type(t) is Tensor else None
+                          for t in saved])
     node = Node(op, tuple(edges), saved, versions, out_data if op.saves_out else None,
                 params, shapes, kinds)
     return Tensor._wrap(out_data, grad_fn=node)
@@ -268,6 +331,8 @@ def sum_to(g, shape):
 def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False):
     """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad`."""
     roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
     run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
                  create_graph=create_graph)
 

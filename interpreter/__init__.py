@@ -16,6 +16,7 @@ from .expressions import Context
 from .runtime import MathNamespace, Runtime, make_builtins
 from .sandbox import AttributePolicy, default_policy, permissive_policy
 from .statements import compile_block
+from .warnings_hook import ProgramWarnings
 
 __all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules",
            "MathNamespace", "default_policy", "permissive_policy", "TgError"]
@@ -40,8 +41,9 @@ def default_modules() -> dict[str, Any]:
 class Program:
     """A compiled program. Closures capture this program's globals, builtins and runtime."""
 
-    def __init__(self, module: ast.Module, filename: str = "<stdin>") -> None:
+    def __init__(self, module: ast.Module, filename: str = "<stdin>", source: str = "") -> None:
         self.filename = filename
+        self.source = source
         self.globals: dict[str, Any] = {}
         self.builtins: dict[str, Any] = {}
         self.modules: dict[str, Any] = {}
@@ -52,7 +54,7 @@ class Program:
         self.assigned_lines = first_assignments(module.body)
 
     def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
-            attribute_policy: AttributePolicy | None = None) -> RunResult:
+            attribute_policy: AttributePolicy | None = None, err: TextIO | None = None) -> RunResult:
         self.rt.out = sys.stdout if out is None else out
         self.rt.policy = attribute_policy or default_policy
         self.rt.depth = 0
@@ -65,7 +67,7 @@ class Program:
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
         error = None
         try:
-            with _recursion_limit():
+            with _recursion_limit(), ProgramWarnings(self.filename, self.source, err):
                 self.body(self.globals)
         except TgError as exc:
             error = exc
@@ -84,20 +86,22 @@ class _recursion_limit:
         sys.setrecursionlimit(self.old)
 
 
-def compile_program(module_ast: ast.Module, filename: str = "<stdin>") -> Program:
+def compile_program(module_ast: ast.Module, filename: str = "<stdin>",
+                    source: str = "") -> Program:
     """Compile once; raises TgError (exit code 2) for constructs rejected at compile time."""
-    return Program(module_ast, filename)
+    return Program(module_ast, filename, source)
 
 
 def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = None,
-               modules: dict[str, Any] | None = None,
+               err: TextIO | None = None, modules: dict[str, Any] | None = None,
                attribute_policy: AttributePolicy | None = None) -> RunResult:
-    """Parse, compile and run. Program errors come back in RunResult.error, never raised."""
+    """Parse, compile and run. Program errors come back in RunResult.error, never raised;
+    warnings the program triggers are written to `err` (default stderr)."""
     try:
-        program = compile_program(parse(source, filename), filename)
+        program = compile_program(parse(source, filename), filename, source)
     except TgError as exc:
         return RunResult({}, exc)
-    return program.run(out=out, modules=modules, attribute_policy=attribute_policy)
+    return program.run(out=out, err=err, modules=modules, attribute_policy=attribute_policy)
 
 
 def first_assignments(body: tuple) -> dict[str, int]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -56,6 +57,7 @@ __all__ = [
     "has_torch_import",
     "torch_available",
     "run_with_torch",
+    "run_many_with_torch",
 ]
 
 ADDRESS_RE = re.compile(r"0x[0-9a-f]+")
@@ -231,3 +233,124 @@ def run_with_torch(
     raise ReferenceRunError(
         f"reference run failed with exit code {proc.returncode}: {tail[0]}"
     )
+
+
+# The batch runner: one child process, one `import torch`, many programs.  argv:
+# a JSON file of [{"source", "prepend", "shown"}, ...] and a results file that
+# receives one JSON line per program as soon as it finishes (so a crash names
+# the program that caused it).  Each program runs in a fresh namespace with
+# stdout and stderr captured separately and grad mode reset to enabled.
+_BATCH_RUNNER = r"""
+import io, json, linecache, sys, traceback, warnings
+_jobs_path, _results_path = sys.argv[1], sys.argv[2]
+with open(_jobs_path, encoding="utf-8") as _f:
+    _jobs = json.load(_f)
+import torch
+_real_out, _real_err = sys.stdout, sys.stderr
+
+def _error_line(_e):
+    _cls = type(_e)
+    _name = _cls.__qualname__
+    if _cls.__module__ not in ("builtins", "__main__"):
+        _name = _cls.__module__ + "." + _name
+    _lines = "".join(traceback.format_exception_only(_cls, _e)).splitlines()
+    return next((l for l in _lines if l == _name or l.startswith(_name + ": ")),
+                _lines[-1] if _lines else _name)
+
+with open(_results_path, "w", encoding="utf-8") as _results:
+    for _job in _jobs:
+        _source, _shown = _job["source"], _job["shown"]
+        linecache.cache[_shown] = (len(_source), None, _source.splitlines(True), _shown)
+        _ns = {"__name__": "__main__", "__builtins__": __builtins__}
+        _out, _err = io.StringIO(), io.StringIO()
+        _code, _error = 0, None
+        torch.set_grad_enabled(True)
+        sys.stdout, sys.stderr = _out, _err
+        try:
+            with warnings.catch_warnings():
+                warnings.resetwarnings()  # a fresh process's filters, each program anew
+                _compiled = compile(_source, _shown, "exec")
+                if _job["prepend"]:
+                    exec("import torch", _ns)
+                exec(_compiled, _ns)
+        except SystemExit as _e:
+            if not (_e.code is None or _e.code == 0):
+                _code = _e.code if isinstance(_e.code, int) else 1
+        except BaseException as _e:
+            _code, _error = 1, _error_line(_e)
+            _tb = _e.__traceback__
+            while _tb is not None and _tb.tb_frame.f_code.co_filename != _shown:
+                _tb = _tb.tb_next
+            traceback.print_exception(type(_e), _e, _tb, file=_err)
+        finally:
+            sys.stdout, sys.stderr = _real_out, _real_err
+            linecache.cache.pop(_shown, None)
+        _results.write(json.dumps({"stdout": _out.getvalue(), "stderr": _err.getvalue(),
+                                   "exit_code": _code, "error": _error}) + "\n")
+        _results.flush()
+"""
+
+
+def run_many_with_torch(
+    sources: list[str],
+    *,
+    timeout: float | None = None,
+    python: str = sys.executable,
+    filenames: list[str] | None = None,
+) -> list[ReferenceResult]:
+    """Run many programs under real PyTorch in ONE subprocess (torch is imported once).
+
+    Each program gets what ``run_with_torch`` gives it -- a fresh ``__main__``
+    namespace, ``torch`` bound unless it imports it itself, grad mode enabled,
+    fresh warning filters -- and its own captured stdout, stderr and one-line
+    ``ErrorClass: message``.  State that lives inside torch (e.g. the random
+    generator, the default dtype) is shared by the programs of one batch.  A
+    program ending with ``exit(n)``, n != 0, gets exit code n and no error.
+    ``timeout`` bounds the whole batch (default: 60 s plus 2 s per program);
+    past it ``ReferenceTimeout`` is raised, and ``ReferenceRunError`` when the
+    child dies (e.g. a crash inside torch), naming the program it was running.
+    """
+    sources = list(sources)
+    if filenames is None:
+        filenames = [f"<program {i}>" for i in range(len(sources))]
+    if len(filenames) != len(sources):
+        raise ValueError("filenames must name each source once")
+    if timeout is None:
+        timeout = 60.0 + 2.0 * len(sources)
+    jobs = [{"source": src, "prepend": not has_torch_import(src), "shown": shown}
+            for src, shown in zip(sources, filenames)]
+    with tempfile.TemporaryDirectory(prefix="tg-ref-batch-") as tmp:
+        jobs_path = os.path.join(tmp, "jobs.json")
+        results_path = os.path.join(tmp, "results.jsonl")
+        runner = os.path.join(tmp, "_tg_batch_runner.py")
+        with open(jobs_path, "w", encoding="utf-8") as f:
+            json.dump(jobs, f)
+        with open(runner, "w", encoding="utf-8") as f:
+            f.write(_BATCH_RUNNER)
+        try:
+            proc = subprocess.run(
+                [python, runner, jobs_path, results_path],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=tmp,
+                env=_child_env(),
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise ReferenceTimeout(f"batch did not finish within {timeout:g} s") from exc
+        except OSError as exc:
+            raise ReferenceRunError(f"cannot start {python!r}: {exc}") from exc
+        rows = []
+        if os.path.exists(results_path):
+            with open(results_path, encoding="utf-8") as f:
+                rows = [json.loads(line) for line in f if line.endswith("\n")]
+    if proc.returncode != 0 or len(rows) != len(sources):
+        tail = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:]
+        where = f" while running {filenames[len(rows)]}" if len(rows) < len(sources) else ""
+        raise ReferenceRunError(
+            f"batch reference run failed with exit code {proc.returncode}{where}: "
+            f"{tail[0] if tail else '(no stderr)'}"
+        )
+    return [ReferenceResult(normalize_addresses(r["stdout"]), r["exit_code"], r["error"],
+                            r["stderr"]) for r in rows]

@@ -89,7 +89,15 @@ CHECKS = {
     ops.LOG_SOFTMAX: (lambda a: a.log_softmax(1), [_any((2, 3))]),
     ops.MSE: (lambda a, b: F.mse_loss(a, b), [_any((2, 3)), _any((2, 3))]),
     ops.NLL: (lambda a: F.cross_entropy(a, torch.tensor([0, 2])), [_any((2, 3))]),
+    ops.COPY_SLICES: (lambda a, b: _assign_row(a, b), [_any((3, 2)), _any((2,))]),
+    ops.COPY: (lambda a: ops.copy_for_grad(a), [_any((3,))]),
 }
+
+
+def _assign_row(a, b):
+    y = a * 1
+    y[1] = b
+    return y
 
 # rows that only appear inside a backward pass: checked through second-order checks
 BACKWARD_ONLY = {ops.INDEX_BACKWARD, ops.PROD_OTHERS, ops.SCATTER, ops.GATHER}

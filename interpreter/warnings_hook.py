@@ -1,0 +1,56 @@
+"""Warnings raised while a program runs (e.g. torch's non-leaf `.grad` warning), shown at
+the program's line as Python shows a warning: `FILE:LINE: Category: message`."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import TextIO
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _innermost_node():
+    """The AST node of the closure being evaluated: compiled closures keep it as `node`.
+
+    Walking the stack costs nothing until a warning is actually raised."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if "node" in code.co_freevars and code.co_filename.startswith(_HERE):
+            return frame.f_locals.get("node")
+        frame = frame.f_back
+    return None
+
+
+class ProgramWarnings:
+    """Context manager: route warnings to `err`, once per (line, message), as Python does."""
+
+    def __init__(self, filename: str, source: str, err: TextIO | None):
+        self.filename = filename
+        self.lines = source.splitlines()
+        self.err = err
+        self.seen: set = set()
+
+    def __enter__(self) -> "ProgramWarnings":
+        self._saved = warnings.catch_warnings()
+        self._saved.__enter__()
+        warnings.simplefilter("always")
+        warnings.showwarning = self.show
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._saved.__exit__(*exc)
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        node = _innermost_node()
+        where = node.line if node is not None else 0
+        key = (where, str(message))
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        err = self.err or sys.stderr
+        err.write(f"{self.filename}:{where}: {category.__name__}: {message}\n")
+        if 1 <= where <= len(self.lines):
+            err.write(f"  {self.lines[where - 1].strip()}\n")
