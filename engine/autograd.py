@@ -58,19 +58,18 @@ _FREED = object()  # marks saved values released by a backward without retain_gr
 class Node:
     """A grad_fn: the backward rule of one op application."""
 
-    __slots__ = ("op", "next_functions", "saved", "versions", "out", "params",
-                 "shapes", "dtypes", "seq", "retained", "__weakref__")
+    __slots__ = ("op", "next_functions", "saved", "versions", "out", "params", "meta", "seq",
+                 "retained", "__weakref__")
     _tg_public = frozenset({"next_functions", "name"})
 
-    def __init__(self, op, next_functions, saved, versions, out, params, shapes, dtypes):
+    def __init__(self, op, next_functions, saved, versions, out, params, meta):
         self.op = op
         self.next_functions = next_functions
-        self.saved = saved
-        self.versions = versions
-        self.out = out
+        self.saved = saved  # the inputs, when the op's rules read them
+        self.versions = versions  # their version counters when saved (None: all 0)
+        self.out = out  # the forward result's array, when the rules read it
         self.params = params
-        self.shapes = shapes
-        self.dtypes = dtypes
+        self.meta = meta  # (shape, dtype) of each tensor input, to fit gradients to it
         self.seq = next(_sequence)
         self.retained = None
 
@@ -184,10 +183,10 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
             if not retain_graph and node.saved is not None:
                 node.saved = _FREED
                 node.out = None
-            for (child, _), gi, shape, dtype in zip(node.next_functions, inputs_grads,
-                                                     node.shapes, node.dtypes):
+            for (child, _), gi, meta in zip(node.next_functions, inputs_grads, node.meta):
                 if child is None or gi is None:
                     continue
+                shape, dtype = meta
                 if gi.shape != shape:
                     gi = sum_to(gi, shape)
                 if gi.dtype != dtype:
@@ -209,7 +208,7 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
         args = (None,) * len(node.next_functions)
     else:
         _check_versions(node)
-        args = tuple(as_value(v, create_graph) for v in saved)
+        args = tuple([as_value(v, create_graph) for v in saved])
     out = node.out
     if create_graph:
         if type(g) is not Tensor:
@@ -231,11 +230,18 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
 
 
 def _check_versions(node) -> None:
-    for value, expected in zip(node.saved, node.versions):
-        if expected is None:
-            continue
-        now = value._version
-        if now != expected:
+    """torch's error when a saved tensor that a running rule reads was changed in place."""
+    reads = node.op.reads
+    if reads is None:
+        used = range(len(node.saved))
+    else:
+        used = {j for (child, _), r in zip(node.next_functions, reads) if child is not None
+                for j in r}
+    for j in used:
+        value = node.saved[j]
+        now = getattr(value, "_version", None)  # Python scalars have no version
+        expected = node.versions[j] if node.versions is not None else 0
+        if now is not None and now != expected:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{value._type_name()} [{', '.join(map(str, value.array.shape))}]], "

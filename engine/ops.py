@@ -804,6 +804,9 @@ def check_inplace(a: Tensor, through_view: bool = False) -> None:
 def inplace(a: Tensor, result: Tensor) -> Tensor:
     """Write `result` into `a`'s storage and bump its version, as torch's `op_` do."""
     check_inplace(a)
+    node = result.grad_fn
+    if node is not None and node.saved is not None:
+        _keep_original(node, a)
     if result.array.shape != a.array.shape:
         raise RuntimeError(
             f"output with shape {list(a.array.shape)} doesn't match the broadcast shape "
@@ -812,10 +815,12 @@ def inplace(a: Tensor, result: Tensor) -> Tensor:
         raise RuntimeError(
             f"result type {_torch_type_word(result.array.dtype)} can't be cast to the desired "
             f"output type {_torch_type_word(a.array.dtype)}")
-    if a.array.flags.writeable:
-        np.copyto(a.array, result.array, casting="unsafe")
+    target = a.array
+    if type(target) is not np.ndarray or not target.flags.writeable:
+        a.array = np.asarray(result.array).astype(target.dtype)[()] if not target.shape else \
+            np.array(result.array, dtype=target.dtype)
     else:
-        a.array = result.array.astype(a.array.dtype)
+        np.copyto(target, result.array, casting="unsafe")
     a._bump_version()
     if result.grad_fn is not None:
         a.grad_fn = result.grad_fn
@@ -823,16 +828,30 @@ def inplace(a: Tensor, result: Tensor) -> Tensor:
     return a
 
 
+def _keep_original(node, a: Tensor) -> None:
+    """The op's rules read `a` as it was before being overwritten: save a copy instead."""
+    original = Tensor._wrap(a.array.copy(), grad_fn=a.grad_fn, requires_grad=a.requires_grad)
+    node.saved = tuple(original if v is a else v for v in node.saved)
+    if node.versions is not None:
+        node.versions = tuple(0 if v is original else n
+                              for v, n in zip(node.saved, node.versions))
+
+
 FILL = Op("FillBackward2", lambda g, out, a: g * 0)
+ZERO = Op("ZeroBackward0", lambda g, out, a: g * 0)
 
 
-def fill_(a, value):
+def fill_(a, value, op=FILL):
     check_inplace(a)
-    a.array[...] = _array(value)
+    a.storage()[...] = _array(value)
     a._bump_version()
     if GradMode.enabled and a.requires_grad:
-        a.grad_fn = record(FILL, a.array, (a,)).grad_fn
+        a.grad_fn = record(op, a.array, (a,)).grad_fn
     return a
+
+
+def zero_(a):
+    return fill_(a, 0, ZERO)
 
 
 def _copy_slices_self(g, out, a, value, key):
@@ -859,7 +878,7 @@ def setitem(a, key, value):
             isinstance(key, tuple) and builtins.any(_is_advanced(k) for k in key)):
         key = tuple(_plain(k) for k in key) if isinstance(key, tuple) else _plain(key)
     try:
-        a.array[key] = _array(value)
+        a.storage()[key] = _array(value)
     except (IndexError, ValueError) as exc:
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(str(exc)) from None
     a._bump_version()

@@ -36,6 +36,11 @@ class Size(tuple):
         return n
 
 
+# A 0-d tensor keeps its value as a NumPy scalar: scalar arithmetic is ~10x faster than
+# on 0-d arrays. It becomes a 0-d array (`storage`) once something must share or write it.
+_NUMPY_SCALARS = frozenset({np.float32, np.float64, np.int64, np.int32, np.bool_})
+
+
 class Tensor:
     __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "_base", "_accumulator",
                  "_retains_grad", "__weakref__")
@@ -47,8 +52,13 @@ class Tensor:
     def _wrap(cls, data, grad_fn=None, requires_grad=False) -> "Tensor":
         """The one constructor: `data` must already be a NumPy value of a supported dtype."""
         t = object.__new__(cls)
-        if type(data) is not np.ndarray:
+        if type(data) is np.ndarray:
+            if not data.shape:
+                data = data[()]
+        elif type(data) not in _NUMPY_SCALARS:
             data = np.asarray(data)
+            if not data.shape:
+                data = data[()]
         t.array = data
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad or grad_fn is not None
@@ -99,10 +109,17 @@ class Tensor:
                     f"assigned grad has data of a different size")
         self._grad = value
 
+    def storage(self) -> np.ndarray:
+        """The writable array behind this tensor (a 0-d value becomes a 0-d array)."""
+        array = self.array
+        if type(array) is not np.ndarray:
+            array = self.array = np.array(array)
+        return array
+
     @property
     def data(self) -> "Tensor":
         """A detached tensor sharing this one's storage: changes to it bypass autograd."""
-        return Tensor._wrap(self.array)
+        return _alias(self.storage())
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -179,7 +196,7 @@ class Tensor:
                  retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self) -> "Tensor":
-        return share_storage(Tensor._wrap(self.array), self)
+        return share_storage(_alias(self.storage()), self)
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -209,7 +226,7 @@ class Tensor:
         return self._retains_grad
 
     def zero_(self) -> "Tensor":
-        return ops.fill_(self, 0)
+        return ops.zero_(self)
 
     # --- helpers for messages ------------------------------------------------------------
     def _type_name(self) -> str:
@@ -239,6 +256,13 @@ CREATE_GRAPH_WARNING = (
     "the .grad fields of your parameters to None after use to break the cycle and avoid the leak.")
 
 
+def _alias(array: np.ndarray) -> Tensor:
+    """A tensor over the very same array (no 0-d scalar conversion)."""
+    t = Tensor._wrap(array)
+    t.array = array
+    return t
+
+
 def share_storage(view: Tensor, base: Tensor) -> Tensor:
     """Mark `view` as a view of `base`: one version counter, as torch's views share."""
     if base._vc is None:
@@ -253,7 +277,7 @@ _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTe
                       "bool": "torch.BoolTensor"}
 
 
-_NO_EDGE = (None, 0)
+_NO_EDGE = (None, 0)  # an input that needs no gradient, as next_functions shows it
 
 
 def record(op, out_data, inputs, params=None) -> Tensor:
@@ -272,42 +296,23 @@ def record(op, out_data, inputs, params=None) -> Tensor:
 def _record(op, out_data, inputs, params) -> Tensor:
     if not GradMode.enabled:
         return Tensor._wrap(out_data)
-    edges = []
-    shapes = []
-    kinds = []
-    needed = False
     for t in inputs:
-        if type(t) is Tensor:
-            a = t.array
-            shapes.append(a.shape)
-            kinds.append(a.dtype)
-            if t.requires_grad:
-                needed = True
-                edges.append((t.grad_fn if t.grad_fn is not None else accumulate_node(t), 0))
-                continue
-        else:
-            shapes.append(None)
-            kinds.append(None)
-        edges.append(_NO_EDGE)
-    if not needed:
+        if type(t) is Tensor and t.requires_grad:
+            break
+    else:
         return Tensor._wrap(out_data)
+    edges = tuple([(t.grad_fn or accumulate_node(t), 0)
+                   if type(t) is Tensor and t.requires_grad else _NO_EDGE for t in inputs])
+    meta = tuple([(t.array.shape, t.array.dtype) if type(t) is Tensor else None for t in inputs])
     saved = versions = None
     if op.saves_inputs:
-        saved = inputs if op.reads is None else _needed_inputs(op.reads, inputs, edges)
-        versions = tuple([(t._vc[0] if t._vc is not None else 0) if type(t) is Tensor else None
-                          for t in saved])
-    node = Node(op, tuple(edges), saved, versions, out_data if op.saves_out else None,
-                params, shapes, kinds)
+        saved = inputs
+        for t in inputs:
+            if type(t) is Tensor and t._vc is not None:  # None everywhere means "all at 0"
+                versions = tuple([t._version if type(t) is Tensor else 0 for t in inputs])
+                break
+    node = Node(op, edges, saved, versions, out_data if op.saves_out else None, params, meta)
     return Tensor._wrap(out_data, grad_fn=node)
-
-
-def _needed_inputs(reads, inputs, edges):
-    keep = set()
-    for i, (child, _) in enumerate(edges):
-        if child is not None:
-            keep.update(reads[i])
-    return tuple([v if j in keep or type(v) is not Tensor else None
-                  for j, v in enumerate(inputs)])
 
 
 def as_value(v, create_graph: bool):

@@ -74,6 +74,7 @@ CHECKS = {
     # a float32 round trip: only good to float32 precision
     ops.TO_COPY: (lambda a: a.float(), [_any((2, 3))], {"eps": 1e-3, "rtol": 1e-3, "atol": 1e-4}),
     ops.FILL: (lambda a: (a * 1).fill_(2.0) + a, [_any((3,))]),
+    ops.ZERO: (lambda a: (a * 1).zero_() + a, [_any((3,))]),
     ops.MAX_ALL: (lambda a: a.max(), [_any((2, 3))]),
     ops.MIN_ALL: (lambda a: a.min(), [_any((2, 3))]),
     ops.MAX_DIM: (lambda a: a.max(dim=1).values, [_any((2, 3))]),
