@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes, ops
-from .autograd import AccumulateGrad, GradMode, Node, enable_grad, no_grad, set_grad_enabled
+from .autograd import (AccumulateGrad, BackwardObserver, GradMode, Node, enable_grad, no_grad,
+                       set_grad_enabled)
 from .tensor import Size, Tensor, backward
 
 
@@ -230,6 +231,8 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
     if grad_outputs is not None and type(grad_outputs) is Tensor:
         grad_outputs = [grad_outputs]
     roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
+    if BackwardObserver.started is not None:
+        BackwardObserver.started(outputs, grad_outputs, create_graph, True)
     targets = []
     for t in inputs:
         if not t.requires_grad:

@@ -137,11 +137,34 @@ def _dependencies(roots) -> dict:
 
 
 class BackwardObserver:
-    """Set `BackwardObserver.current` to a callable to watch each step of a backward pass
-    (`autodiff explain`): called as `observe(node, grad_in, grads_out)`, with
-    grads_out None for an AccumulateGrad. Checked once per pass, not per node."""
+    """Hooks for tools that watch backward passes (`autodiff explain`, `graph`, `check`).
 
+    `started(tensors, grad_tensors, create_graph, is_grad)` is called when backward() or
+    autograd.grad() begins; `current(node, grad_in, grads_out)` at each step, with
+    grads_out None for an AccumulateGrad. Both are read once per pass, not per node."""
+
+    started = None
     current = None
+
+
+def _reaching(roots, targets) -> set:
+    """The nodes from which some target can be reached: only those run in autograd.grad."""
+    reach: set = set()
+    done: set = set()
+    stack = [(node, False) for node in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            done.add(node)
+            if node in targets or any(c in reach for c, _ in node.next_functions
+                                      if c is not None):
+                reach.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in done)
+    return reach
 
 
 def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None):
@@ -155,6 +178,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     from .tensor import Tensor, as_value, sum_to
 
     counts = _dependencies(roots)
+    needed = None if capture is None else _reaching(roots, capture)
     pending: dict = {}
     for node, g in zip(roots, grads):
         pending[node] = pending[node] + g if node in pending else g
@@ -171,11 +195,13 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 if type(node) is AccumulateGrad:
                     continue
             if type(node) is AccumulateGrad:
+                if capture is not None:  # autograd.grad never touches .grad
+                    continue
                 if observe is not None:
                     observe(node, g, None)
                 _accumulate(node.variable, g, create_graph)
                 continue
-            if node.retained is not None:
+            if node.retained is not None and capture is None:
                 _accumulate(node.retained, g, create_graph)
             inputs_grads = _apply_rule(node, g, create_graph, Tensor, as_value)
             if observe is not None:
@@ -184,7 +210,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 node.saved = _FREED
                 node.out = None
             for (child, _), gi, meta in zip(node.next_functions, inputs_grads, node.meta):
-                if child is None or gi is None:
+                if child is None or gi is None or (needed is not None and child not in needed):
                     continue
                 shape, dtype = meta
                 if gi.shape != shape:

@@ -27,6 +27,22 @@ class GradientReport:
                    for a, n in zip(self.analytic, self.numeric))
 
 
+def central_differences(objective, arrays, eps: float = 1e-6) -> list[np.ndarray]:
+    """d objective / d arrays[i] by float64 central differences, one element at a time."""
+    numeric = []
+    for i, a in enumerate(arrays):
+        grad = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            shifted = [v.copy() for v in arrays]
+            shifted[i][idx] = a[idx] + eps
+            up = objective(shifted)
+            shifted[i][idx] = a[idx] - eps
+            down = objective(shifted)
+            grad[idx] = (up - down) / (2 * eps)
+        numeric.append(grad)
+    return numeric
+
+
 def check_gradients(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> GradientReport:
     """Gradient of <v, fn(inputs)> by backward versus central differences, in float64."""
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
@@ -42,17 +58,7 @@ def check_gradients(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradient
         result = fn(*[Tensor._wrap(v, requires_grad=True) for v in values])
         return float(np.sum(result.array * direction))
 
-    numeric = []
-    for i, a in enumerate(arrays):
-        grad = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            shifted = [v.copy() for v in arrays]
-            shifted[i][idx] = a[idx] + eps
-            up = objective(shifted)
-            shifted[i][idx] = a[idx] - eps
-            down = objective(shifted)
-            grad[idx] = (up - down) / (2 * eps)
-        numeric.append(grad)
+    numeric = central_differences(objective, arrays, eps)
     abs_err = max((float(np.max(np.abs(x - y))) if x.size else 0.0)
                   for x, y in zip(analytic, numeric))
     rel_err = max((float(np.max(np.abs(x - y) / np.maximum(np.abs(y), 1e-12))) if x.size else 0.0)

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .autograd import GradMode, Node, accumulate_node, run_backward
+from .autograd import BackwardObserver, GradMode, Node, accumulate_node, run_backward
 from .printing import format_size, format_spec, format_tensor
 
 
@@ -336,6 +336,8 @@ def sum_to(g, shape):
 def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False):
     """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad`."""
     roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+    if BackwardObserver.started is not None:
+        BackwardObserver.started(tensors, grad_tensors, create_graph, False)
     if create_graph:
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
     run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
