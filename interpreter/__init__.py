@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -67,7 +68,8 @@ class Program:
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
         error = None
         try:
-            with _recursion_limit(), ProgramWarnings(self.filename, self.source, err):
+            with _recursion_limit(), _gc_for_graphs(), ProgramWarnings(self.filename, self.source,
+                                                                        err):
                 self.body(self.globals)
         except TgError as exc:
             error = exc
@@ -75,6 +77,18 @@ class Program:
             error = TgError("RecursionError", "maximum recursion depth exceeded",
                             filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)
         return RunResult(dict(self.globals), error, dict(self.assigned_lines))
+
+
+class _gc_for_graphs:
+    """Autograd graphs are many small objects without cycles (refcounting frees them); the
+    default GC threshold would rescan them every 700 allocations. Scan far less often."""
+
+    def __enter__(self) -> None:
+        self.old = gc.get_threshold()
+        gc.set_threshold(50_000, 20, 100)
+
+    def __exit__(self, *exc: object) -> None:
+        gc.set_threshold(*self.old)
 
 
 class _recursion_limit:
