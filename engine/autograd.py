@@ -123,15 +123,14 @@ def _dependencies(roots) -> dict:
     """How many edges lead into each node reachable from the roots (iterative DFS)."""
     counts: dict = {}
     stack = list(roots)
-    seen = set(map(id, roots))
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
+        for child, _ in stack.pop().next_functions:
             if child is None:
                 continue
-            counts[child] = counts.get(child, 0) + 1
-            if id(child) not in seen:
-                seen.add(id(child))
+            if child in counts:
+                counts[child] += 1
+            else:
+                counts[child] = 1
                 stack.append(child)
     return counts
 
@@ -170,38 +169,43 @@ def _reaching(roots, targets) -> set:
 def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None):
     """Propagate `grads` from the `roots` nodes to every reachable leaf.
 
-    With `capture` (a dict node -> None), gradients arriving at those nodes are
-    stored there instead of being accumulated into `.grad` (torch.autograd.grad).
+    A child-counting topological order: a node runs once every edge into it has
+    delivered its gradient; among ready nodes the most recently created runs first,
+    as in torch. With `capture` (a dict node -> None), gradients arriving at those
+    nodes are stored there and nothing is accumulated into `.grad` (autograd.grad).
     """
-    observe = BackwardObserver.current
     from .dtypes import from_numpy
     from .tensor import Tensor, as_value, sum_to
 
+    observe = BackwardObserver.current
     counts = _dependencies(roots)
     needed = None if capture is None else _reaching(roots, capture)
     pending: dict = {}
     for node, g in zip(roots, grads):
         pending[node] = pending[node] + g if node in pending else g
-    ready = [(-node.seq, id(node), node) for node in pending if counts.get(node, 0) == 0]
+    ready = []
+    sinks = []  # AccumulateGrad nodes run as soon as they are ready (torch's top priority)
+    for node in pending:
+        if counts.get(node, 0) == 0:
+            (sinks if type(node) is AccumulateGrad else ready).append((-node.seq, node))
     heapq.heapify(ready)
     previous_mode = GradMode.enabled
     GradMode.enabled = create_graph
     try:
-        while ready:
-            node = heapq.heappop(ready)[2]
+        while ready or sinks:
+            node = sinks.pop()[1] if sinks else heapq.heappop(ready)[1]
             g = pending.pop(node)
-            if capture is not None and node in capture:
-                capture[node] = g
+            if capture is not None:
+                if node in capture:
+                    capture[node] = g
                 if type(node) is AccumulateGrad:
-                    continue
-            if type(node) is AccumulateGrad:
-                if capture is not None:  # autograd.grad never touches .grad
-                    continue
+                    continue  # autograd.grad never touches .grad
+            elif type(node) is AccumulateGrad:
                 if observe is not None:
                     observe(node, g, None)
                 _accumulate(node.variable, g, create_graph)
                 continue
-            if node.retained is not None and capture is None:
+            elif node.retained is not None:
                 _accumulate(node.retained, g, create_graph)
             inputs_grads = _apply_rule(node, g, create_graph, Tensor, as_value)
             if observe is not None:
@@ -217,10 +221,17 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                     gi = sum_to(gi, shape)
                 if gi.dtype != dtype:
                     gi = gi.to(from_numpy(dtype)) if type(gi) is Tensor else gi.astype(dtype)
-                pending[child] = pending[child] + gi if child in pending else gi
-                counts[child] -= 1
-                if counts[child] == 0:
-                    heapq.heappush(ready, (-child.seq, id(child), child))
+                if child in pending:
+                    pending[child] = pending[child] + gi
+                else:
+                    pending[child] = gi
+                left = counts[child] - 1
+                counts[child] = left
+                if left == 0:
+                    if type(child) is AccumulateGrad:
+                        sinks.append((0, child))
+                    else:
+                        heapq.heappush(ready, (-child.seq, child))
     finally:
         GradMode.enabled = previous_mode
 
@@ -229,12 +240,15 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
     saved = node.saved
     if saved is _FREED:
         raise RuntimeError(SECOND_BACKWARD)
-    op = node.op
     if saved is None:
-        args = (None,) * len(node.next_functions)
+        args = _NONES[len(node.next_functions)]
     else:
-        _check_versions(node)
-        args = tuple([as_value(v, create_graph) for v in saved])
+        for value in saved:
+            if type(value) is Tensor and value._vc is not None:
+                _check_versions(node)  # only a tensor changed in place has a counter
+                break
+        args = saved if create_graph else tuple([v.array if type(v) is Tensor else v
+                                                 for v in saved])
     out = node.out
     if create_graph:
         if type(g) is not Tensor:
@@ -244,15 +258,14 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
     elif type(g) is Tensor:
         g = g.array
     params = node.params
-    grads = []
-    for (child, _), vjp in zip(node.next_functions, op.vjps):
-        if child is None:
-            grads.append(None)
-        elif params is None:
-            grads.append(vjp(g, out, *args))
-        else:
-            grads.append(vjp(g, out, *args, **params))
-    return grads
+    if params is None:
+        return [None if child is None else vjp(g, out, *args)
+                for (child, _), vjp in zip(node.next_functions, node.op.vjps)]
+    return [None if child is None else vjp(g, out, *args, **params)
+            for (child, _), vjp in zip(node.next_functions, node.op.vjps)]
+
+
+_NONES = [(None,) * n for n in range(70)]
 
 
 def _check_versions(node) -> None:

@@ -144,7 +144,6 @@ def _binary(a, b, floating: bool = False):
 
 
 def _finish(out, dt):
-    out = np.asarray(out)
     return out if out.dtype == dt else out.astype(dt)
 
 

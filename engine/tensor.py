@@ -286,21 +286,18 @@ def record(op, out_data, inputs, params=None) -> Tensor:
     `inputs` holds Tensors and Python scalars in the op's argument order; scalars
     appear in `next_functions` as `(None, 0)`, as torch shows them.
     """
-    if type(out_data) is not np.ndarray:
-        out_data = np.asarray(out_data)
+    out = Tensor._wrap(out_data)
+    if GradMode.enabled:
+        for t in inputs:
+            if type(t) is Tensor and t.requires_grad:
+                _attach_node(out, op, inputs, params)
+                break
     if op.views:
-        return share_storage(_record(op, out_data, inputs, params), inputs[0])
-    return _record(op, out_data, inputs, params)
+        share_storage(out, inputs[0])
+    return out
 
 
-def _record(op, out_data, inputs, params) -> Tensor:
-    if not GradMode.enabled:
-        return Tensor._wrap(out_data)
-    for t in inputs:
-        if type(t) is Tensor and t.requires_grad:
-            break
-    else:
-        return Tensor._wrap(out_data)
+def _attach_node(out: Tensor, op, inputs, params) -> None:
     edges = tuple([(t.grad_fn or accumulate_node(t), 0)
                    if type(t) is Tensor and t.requires_grad else _NO_EDGE for t in inputs])
     meta = tuple([(t.array.shape, t.array.dtype) if type(t) is Tensor else None for t in inputs])
@@ -311,8 +308,9 @@ def _record(op, out_data, inputs, params) -> Tensor:
             if type(t) is Tensor and t._vc is not None:  # None everywhere means "all at 0"
                 versions = tuple([t._version if type(t) is Tensor else 0 for t in inputs])
                 break
-    node = Node(op, edges, saved, versions, out_data if op.saves_out else None, params, meta)
-    return Tensor._wrap(out_data, grad_fn=node)
+    out.grad_fn = Node(op, edges, saved, versions, out.array if op.saves_out else None, params,
+                       meta)
+    out.requires_grad = True
 
 
 def as_value(v, create_graph: bool):
