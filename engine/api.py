@@ -242,12 +242,12 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
     run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
                  create_graph=create_graph, capture=capture)
     results = []
-    for node in targets:
+    for index, node in enumerate(targets):
         g = capture[node]
         if g is None and not allow_unused:
             raise RuntimeError(
-                "One of the differentiated Tensors appears to not have been used in the graph. "
-                "Set allow_unused=True if this is the desired behavior.")
+                f"The differentiated Tensor at index {index} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
         results.append(g if g is None or type(g) is Tensor else Tensor._wrap(g))
     return tuple(results)
 

@@ -133,14 +133,31 @@ def _binary(a, b, floating: bool = False):
         x = a.array
         dt = x.dtype
         if type(b) is Tensor:
-            if b.array.dtype == dt and (not floating or dt.kind == "f"):
-                return x, b.array, dt
+            y = b.array
+            if y.dtype == dt and (not floating or dt.kind == "f"):
+                if x.shape != y.shape:
+                    check_broadcast(x.shape, y.shape)
+                return x, y, dt
         elif dt.kind == "f" and (type(b) is float or type(b) is int):
             return x, b, dt  # NumPy keeps a Python number weak, as torch does
+    if type(a) is Tensor and type(b) is Tensor and a.array.shape != b.array.shape:
+        check_broadcast(a.array.shape, b.array.shape)
     dt = result_dtype(a, b)
     if floating and dt.kind != "f":
         dt = dtypes.DEFAULT_FLOAT.np
     return _cast(a, dt), _cast(b, dt), dt
+
+
+def check_broadcast(a_shape, b_shape) -> None:
+    """torch's error for shapes that do not broadcast (NumPy's would name other things)."""
+    ndim = builtins.max(len(a_shape), len(b_shape))
+    a_full = (1,) * (ndim - len(a_shape)) + tuple(a_shape)
+    b_full = (1,) * (ndim - len(b_shape)) + tuple(b_shape)
+    for dim in range(ndim - 1, -1, -1):
+        m, n = a_full[dim], b_full[dim]
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b "
+                               f"({n}) at non-singleton dimension {dim}")
 
 
 def _finish(out, dt):
