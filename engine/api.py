@@ -46,7 +46,7 @@ def _infer(data):
     if isinstance(data, int):
         return np.asarray(data, dtype=np.int64)
     if isinstance(data, float):
-        return np.asarray(data, dtype=np.float64 if False else dtypes.DEFAULT_FLOAT.np)
+        return np.asarray(data, dtype=np.float64)  # narrowed by tensor() unless dtype= says
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -71,8 +71,8 @@ def _finish_creation(array, dtype, requires_grad) -> Tensor:
 
 def tensor(data, dtype=None, requires_grad=False) -> Tensor:
     array = _infer(data)
-    if array.dtype == np.float64 and type(data) is not Tensor:
-        array = array.astype(dtypes.DEFAULT_FLOAT.np)
+    if dtype is None and array.dtype == np.float64 and type(data) is not Tensor:
+        array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
     return _finish_creation(array, dtype, requires_grad)
 
 

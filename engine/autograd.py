@@ -58,8 +58,8 @@ _FREED = object()  # marks saved values released by a backward without retain_gr
 class Node:
     """A grad_fn: the backward rule of one op application."""
 
-    __slots__ = ("op", "next_functions", "saved", "versions", "out", "params", "meta", "seq",
-                 "retained", "__weakref__")
+    __slots__ = ("op", "next_functions", "saved", "versions", "out", "out_version", "params",
+                 "meta", "seq", "retained", "__weakref__")
     _tg_public = frozenset({"next_functions", "name"})
 
     def __init__(self, op, next_functions, saved, versions, out, params, meta):
@@ -68,6 +68,7 @@ class Node:
         self.saved = saved  # the inputs, when the op's rules read them
         self.versions = versions  # their version counters when saved (None: all 0)
         self.out = out  # the forward result's array, when the rules read it
+        self.out_version = None  # the result's version counter, shared with the result
         self.params = params
         self.meta = meta  # (shape, dtype) of each tensor input, to fit gradients to it
         self.seq = next(_sequence)
@@ -250,6 +251,9 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
         args = saved if create_graph else tuple([v.array if type(v) is Tensor else v
                                                  for v in saved])
     out = node.out
+    if out is not None and node.out_version[0] != 0:
+        _raise_modified(out, "which is output 0 of " + _short_name(node.name()),
+                        node.out_version[0], 0)
     if create_graph:
         if type(g) is not Tensor:
             g = Tensor._wrap(g)
@@ -281,13 +285,32 @@ def _check_versions(node) -> None:
         now = getattr(value, "_version", None)  # Python scalars have no version
         expected = node.versions[j] if node.versions is not None else 0
         if now is not None and now != expected:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{value._type_name()} [{', '.join(map(str, value.array.shape))}]], "
-                f"{value._producer_text()}, is at version {now}; expected version {expected} instead. "
-                "Hint: enable anomaly detection to find the operation that failed to compute its "
-                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
-            )
+            # name the tensor by what produced it when it was saved
+            producer = node.next_functions[j][0]
+            if producer is None or type(producer) is AccumulateGrad:
+                where = "which is a leaf Variable" if producer is not None else "which is a Tensor"
+            else:
+                where = "which is output 0 of " + _short_name(producer.name())
+            _raise_modified(value.array, where, now, expected)
+
+
+def _short_name(name: str) -> str:
+    return name[:-len("Backward0")] if name.endswith("Backward0") else name
+
+
+_LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                      "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                      "bool": "torch.BoolTensor"}
+
+
+def _raise_modified(array, where: str, now: int, expected: int):
+    array = np.asarray(array)
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{_LEGACY_TYPE_NAMES[array.dtype.name]} "
+        f"[{', '.join(map(str, array.shape))}]], {where}, is at version {now}; expected version "
+        f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
+        "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def _accumulate(tensor, g, create_graph: bool) -> None:

@@ -71,7 +71,7 @@ def check_second_order(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradi
     from .api import autograd
 
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
-    probe = fn(*[Tensor._wrap(a.copy()) for a in arrays])
+    probe = fn(*[Tensor._wrap(a.copy(), requires_grad=True) for a in arrays])
     rng = np.random.default_rng(seed + 1)
     v = Tensor._wrap(rng.standard_normal(probe.array.shape))
     weights = [Tensor._wrap(rng.standard_normal(a.shape)) for a in arrays]

@@ -317,10 +317,40 @@ LOG = Op("LogBackward0", lambda g, out, a: g / a, saves="i")
 SQRT = Op("SqrtBackward0", lambda g, out, a: g / (2 * out), saves="o")
 SIN = Op("SinBackward0", lambda g, out, a: g * cos_(a), saves="i")
 COS = Op("CosBackward0", lambda g, out, a: -g * sin_(a), saves="i")
-TANH = Op("TanhBackward0", lambda g, out, a: g * (1 - out * out), saves="o")
-SIGMOID = Op("SigmoidBackward0", lambda g, out, a: g * out * (1 - out), saves="o")
-ABS = Op("AbsBackward0", lambda g, out, a: g * sign_(a), saves="i")
-RELU = Op("ReluBackward0", lambda g, out, a: g * (out > 0), saves="o")
+def _tanh_vjp(g, out, a):
+    if type(g) is Tensor:
+        return record(TANH_BACKWARD, _array(g) * (1 - out.array * out.array), (g, out))
+    return g * (1 - out * out)
+
+
+def _sigmoid_vjp(g, out, a):
+    if type(g) is Tensor:
+        return record(SIGMOID_BACKWARD, _array(g) * out.array * (1 - out.array), (g, out))
+    return g * out * (1 - out)
+
+
+def _relu_vjp(g, out, a):
+    if type(g) is Tensor:
+        return record(THRESHOLD_BACKWARD, np.where(out.array > 0, g.array, 0.0).astype(
+            g.array.dtype), (g, out))
+    return np.where(out > 0, g, 0.0).astype(g.dtype, copy=False)
+
+
+TANH = Op("TanhBackward0", _tanh_vjp, saves="o")
+SIGMOID = Op("SigmoidBackward0", _sigmoid_vjp, saves="o")
+ABS = Op("AbsBackward0", lambda g, out, a: g * sgn(a) if type(g) is Tensor else g * np.sign(a),
+         saves="i")
+RELU = Op("ReluBackward0", _relu_vjp, saves="o")
+# torch computes these backward rules as single ops, which name the second-order nodes
+TANH_BACKWARD = Op("TanhBackwardBackward0", lambda gg, o, g, out: gg * (1 - out * out),
+                   lambda gg, o, g, out: gg * g * -2 * out, saves="i")
+SIGMOID_BACKWARD = Op("SigmoidBackwardBackward0", lambda gg, o, g, out: gg * out * (1 - out),
+                      lambda gg, o, g, out: gg * g * (1 - 2 * out), saves="i")
+THRESHOLD_BACKWARD = Op("ThresholdBackwardBackward0",
+                        lambda gg, o, g, out: where_(out > 0, gg, 0.0),
+                        lambda gg, o, g, out: 0 * out, saves="i")
+SGN = Op("SgnBackward0", lambda g, out, a: 0 * g)
+SIGN = Op("SignBackward0", lambda g, out, a: 0 * g)
 
 exp = _unary(EXP, np.exp)
 log = _unary(LOG, np.log)
@@ -346,7 +376,11 @@ def relu(a):
 
 
 def sign(a):
-    return Tensor._wrap(np.sign(a.array))
+    return record(SIGN, np.sign(a.array), (a,))
+
+
+def sgn(a):
+    return record(SGN, np.sign(a.array), (a,))
 
 
 # === comparisons (no gradient) ===============================================================
@@ -387,8 +421,8 @@ gt = _comparison(np.greater)
 ge = _comparison(np.greater_equal)
 
 
-WHERE = Op("WhereBackward0", None, lambda g, out, c, a, b: where_(c, g, 0 * g),
-           lambda g, out, c, a, b: where_(c, 0 * g, g), saves="i")
+WHERE = Op("WhereBackward0", None, lambda g, out, c, a, b: where_(c, g, 0.0),
+           lambda g, out, c, a, b: where_(c, 0.0, g), saves="i")
 
 
 def where(condition, a, b):
@@ -535,7 +569,7 @@ def mm(a, b):
 
 
 def _torch_type_name(dt) -> str:
-    return repr(dtypes.from_numpy(dt)).replace("torch.", "")
+    return _torch_type_word(dt).lower()
 
 
 def matmul(a, b):
@@ -554,18 +588,35 @@ def matmul(a, b):
     return batched_matmul(a, b)
 
 
-BMM = Op("UnsafeViewBackward0",
-         lambda g, out, a, b: g @ mT_(b) if b.ndim > 1 else outer_last(g, b),
-         lambda g, out, a, b: mT_(a) @ g if a.ndim > 1 else outer_first(a, g),
-         saves="i", reads=((1,), (0, 1)))
+def _bmm_grad_a(g, out, a, b):
+    """Gradients of a batched matmul: 1-D operands are lifted to matrices, as matmul does."""
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    g = _lift(g, a_vec, b_vec)
+    grad = g @ mT_(reshape_(b, (-1, 1)) if b_vec else b)
+    return reshape_(grad, tuple(grad.shape[:-2]) + tuple(grad.shape[-1:])) if a_vec else grad
 
 
-def outer_last(g, b):
-    return g.reshape(g.shape + (1,)) * b
+def _bmm_grad_b(g, out, a, b):
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    g = _lift(g, a_vec, b_vec)
+    grad = mT_(reshape_(a, (1, -1)) if a_vec else a) @ g
+    return reshape_(grad, tuple(grad.shape[:-1])) if b_vec else grad
 
 
-def outer_first(a, g):
-    return a.reshape((-1, 1)) * g.reshape(g.shape[:-1] + (1,) + g.shape[-1:])
+def _lift(g, a_vec, b_vec):
+    shape = tuple(g.shape)
+    if a_vec:
+        shape = shape[:-1] + (1,) + shape[-1:] if not b_vec else shape + (1,)
+    if b_vec:
+        shape = shape + (1,)
+    return reshape_(g, shape) if shape != tuple(g.shape) else g
+
+
+_BMM_RULES = dict(saves="i", reads=((1,), (0,)))
+BMM = Op("UnsafeViewBackward0", _bmm_grad_a, _bmm_grad_b, **_BMM_RULES)
+# torch folds a 2-D left operand into the batch differently: its node names follow that
+BMM_ROW = Op("TransposeBackward0", _bmm_grad_a, _bmm_grad_b, **_BMM_RULES)
+BMM_ROWS = Op("CloneBackward0", _bmm_grad_a, _bmm_grad_b, **_BMM_RULES)
 
 
 def batched_matmul(a, b):
@@ -575,7 +626,10 @@ def batched_matmul(a, b):
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
             f"{list(a.shape[:-1])} but got: {list(b.shape)}.") from None
-    return record(BMM, out, (a, b))
+    op = BMM
+    if a.array.ndim == 2 and b.array.ndim >= 3:
+        op = BMM_ROW if a.array.shape[0] == 1 else BMM_ROWS
+    return record(op, out, (a, b))
 
 
 def outer(a, b):
@@ -597,7 +651,13 @@ def reshape(a, *shape):
     return record(VIEW, out, (a,), {"shape": a.array.shape})
 
 
-view = reshape
+def view(a, *shape):
+    result = reshape(a, *shape)
+    if result.array.size > 1 and not np.may_share_memory(result.array, a.array):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return result
 
 
 def flatten(a, start_dim=0, end_dim=-1):
@@ -605,6 +665,8 @@ def flatten(a, start_dim=0, end_dim=-1):
     if not shape:
         return reshape(a, (1,))
     s, e = _dims(start_dim, len(shape))[0], _dims(end_dim, len(shape))[0]
+    if s >= e:
+        return a  # nothing to merge: torch returns the tensor itself
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -623,7 +685,19 @@ EXPAND = Op("ExpandBackward0", lambda g, out, a: g, views=True)
 def expand(a, *shape):
     shape = _shape_arg(shape)
     lead = len(shape) - a.array.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.{_torch_type_word(a.array.dtype)}Tensor{{{list(a.array.shape)}}}, "
+            f"size={list(shape)}): the number of sizes provided ({len(shape)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({a.array.ndim})")
     target = tuple(a.array.shape[i - lead] if n == -1 else n for i, n in enumerate(shape))
+    for i in range(lead, len(target)):
+        have = a.array.shape[i - lead]
+        if have != 1 and have != target[i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                f"({have}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
+                f"Tensor sizes: {list(a.array.shape)}")
     return record(EXPAND, np.broadcast_to(a.array, target), (a,))
 
 
@@ -643,6 +717,13 @@ def _swap(g, d0, d1):
 
 def permute(a, *dims):
     dims = _dims(_shape_arg(dims), a.array.ndim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    if len(dims) != a.array.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {a.array.ndim} is "
+            f"not equal to len(dims) = {len(dims)}")
     return record(PERMUTE, np.transpose(a.array, dims), (a,), {"dims": dims})
 
 
@@ -685,42 +766,48 @@ def squeeze(a, dim=None, name=None):
 
 # === indexing ====================================================================================
 
-def _place(g, out, a, key, shape):
-    """Gradient of basic indexing: the incoming gradient placed into zeros of the input's shape."""
-    if type(g) is Tensor:
-        return index_backward(g, key, shape)
-    z = np.zeros(shape, dtype=g.dtype)
-    z[key] = g
-    return z
+def _placer(backward_op):
+    """Gradient of basic indexing: the incoming gradient placed into zeros of the input's shape.
+
+    Under create_graph the placement is itself recorded, as torch's `<op>BackwardBackward0`."""
+    def place(g, out, a, key, shape):
+        if type(g) is Tensor:
+            z = np.zeros(shape, dtype=g.array.dtype)
+            z[key] = g.array
+            return record(backward_op, z, (g,), {"key": key})
+        z = np.zeros(shape, dtype=g.dtype)
+        z[key] = g
+        return z
+    return place
 
 
 def _scatter_add(g, out, a, key, shape):
     """Gradient of advanced indexing: repeated indices add up."""
     if type(g) is Tensor:
-        return index_backward(g, key, shape)
+        z = np.zeros(shape, dtype=g.array.dtype)
+        np.add.at(z, key, g.array)
+        return record(INDEX_PUT, z, (g,), {"key": key})
     z = np.zeros(shape, dtype=g.dtype)
     np.add.at(z, key, g)
     return z
 
 
-SELECT = Op("SelectBackward0", _place, views=True)
-SLICE = Op("SliceBackward0", _place, views=True)
-ALIAS = Op("AliasBackward0", _place, views=True)
-UNSQUEEZE_INDEX = Op("UnsqueezeBackward0", _place, views=True)
+def _take(gg, out, g, key):
+    """The gradient of a placement: index the incoming gradient the same way."""
+    if type(gg) is Tensor:
+        return record(INDEX, gg.array[key], (gg,), {"key": key, "shape": gg.array.shape})
+    return gg[key]
+
+
+SELECT_BACKWARD = Op("SelectBackwardBackward0", _take)
+SLICE_BACKWARD = Op("SliceBackwardBackward0", _take)
+UNSQUEEZE_BACKWARD = Op("SqueezeBackward1", _take)
+INDEX_PUT = Op("IndexPutImplBackward0", _take)
+SELECT = Op("SelectBackward0", _placer(SELECT_BACKWARD), views=True)
+SLICE = Op("SliceBackward0", _placer(SLICE_BACKWARD), views=True)
+ALIAS = Op("AliasBackward0", lambda g, out, a, key, shape: g, views=True)
+UNSQUEEZE_INDEX = Op("UnsqueezeBackward0", _placer(UNSQUEEZE_BACKWARD), views=True)
 INDEX = Op("IndexBackward0", _scatter_add)
-INDEX_BACKWARD = Op("IndexBackwardBackward0",
-                    None, lambda g, out, base, key, shape: _index_raw(g, key))
-
-
-def index_backward(g, key, shape):
-    z = np.zeros(shape, dtype=g.array.dtype)
-    np.add.at(z, key, g.array)
-    return record(INDEX_BACKWARD, z, (None, g), {"key": key, "shape": shape})
-
-
-def _index_raw(g, key):
-    return g[key] if type(g) is not Tensor else record(INDEX, g.array[key], (g,),
-                                                      {"key": key, "shape": g.array.shape})
 
 
 def _is_advanced(item) -> bool:
@@ -736,41 +823,80 @@ def _plain(item):
     return item
 
 
+def _whole(item, size: int) -> bool:
+    """A slice that keeps a whole dimension (`:`, `0:`, `:n` with n >= size)."""
+    return isinstance(item, slice) and item.step in (None, 1) and \
+        item.indices(size)[:2] == (0, size)
+
+
+def _check_step(item) -> None:
+    if isinstance(item, slice) and item.step is not None and item.step < 0:
+        raise ValueError("step must be greater than zero")
+
+
+def _advanced_index(a, items):
+    arr = a.array
+    key = tuple(_plain(i) for i in items)
+    dim = 0
+    for item, k in zip(items, key):
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            expected = arr.shape[dim:dim + k.ndim]
+            if k.shape != expected:
+                raise IndexError(
+                    f"The shape of the mask {list(k.shape)} at index {dim} does not match the "
+                    f"shape of the indexed tensor {list(arr.shape)} at index {dim}")
+            dim += k.ndim
+        elif item is not None:
+            dim += 1
+    try:
+        out = arr[key]
+    except IndexError as exc:
+        raise IndexError(str(exc).replace("axis", "dimension")) from None
+    return record(INDEX, out, (a,), {"key": key, "shape": arr.shape})
+
+
 def getitem(a, index):
     """`a[index]`, recorded as the chain of ops torch records (select, slice, unsqueeze...)."""
     items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        _check_step(item)
     if builtins.any(_is_advanced(i) for i in items):
-        key = tuple(_plain(i) for i in items)
-        try:
-            out = a.array[key]
-        except IndexError as e:
-            raise IndexError(str(e)) from None
-        return record(INDEX, out, (a,), {"key": key, "shape": a.array.shape})
+        return _advanced_index(a, items)
     if not isinstance(index, tuple) and isinstance(index, slice):
         return _step(SLICE, a, (index,))
-    if builtins.all(i is Ellipsis or i == slice(None) for i in items):
-        return _step(ALIAS, a, (Ellipsis,))
-    result, dim = a, 0
+    ndim = a.array.ndim
     consumed = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    shape = a.array.shape
+    source = 0  # the dimension of `a` an item indexes (for torch's messages)
+    spans = []
     for item in items:
+        spans.append(source)
         if item is Ellipsis:
-            dim += a.array.ndim - consumed
+            source += ndim - consumed
+        elif item is not None:
+            source += 1
+    if builtins.all(i is Ellipsis or (i is not None and _whole(i, shape[d]))
+                    for i, d in zip(items, spans)):
+        return _step(ALIAS, a, (Ellipsis,))
+    result, dim = a, 0  # `dim`: the same position in the result built so far
+    for item, src in zip(items, spans):
+        if item is Ellipsis:
+            dim += ndim - consumed
         elif item is None:
             result = _step(UNSQUEEZE_INDEX, result, (slice(None),) * dim + (None,))
             dim += 1
         elif isinstance(item, slice):
-            if item != slice(None):
+            if not _whole(item, shape[src]):
                 result = _step(SLICE, result, (slice(None),) * dim + (item,))
             dim += 1
         else:
             i = int(item)
-            size = result.array.shape[dim] if dim < result.array.ndim else None
-            if size is None:
-                raise IndexError(
-                    f"too many indices for tensor of dimension {a.array.ndim}")
+            size = shape[src]
             if not -size <= i < size:
                 raise IndexError(
-                    f"index {i} is out of bounds for dimension {dim} with size {size}")
+                    f"index {i} is out of bounds for dimension {src} with size {size}")
             result = _step(SELECT, result, (slice(None),) * dim + (i,))
     return result
 
@@ -881,7 +1007,7 @@ def _copy_slices_self(g, out, a, value, key):
 
 
 def _copy_slices_value(g, out, a, value, key):
-    return g[key] if type(g) is not Tensor else getitem(g, key)
+    return g[key] if type(g) is not Tensor else _take(g, None, None, key)
 
 
 COPY_SLICES = Op("CopySlices", _copy_slices_self, _copy_slices_value, engine_node=True)
@@ -944,8 +1070,7 @@ class ReturnType(tuple):
 def _ties_share(g, out, a):
     """Whole-tensor max/min: tied elements share the gradient evenly."""
     mask = a == out
-    count = mask.sum()
-    return where_(mask, g / count, 0 * g) if type(g) is Tensor else mask * (g / count)
+    return where_(mask, g / mask.sum(), 0.0)
 
 
 def _to_index(g, out, a, dim, keepdim, indices):
@@ -1023,7 +1148,7 @@ def scatter_into(g, dim, index, shape):
 
 def _split_tie(g, out, a, b, pick):
     """maximum/minimum: the chosen side gets g, a tie gives each half."""
-    return where_(pick(a, b), g, where_(a == b, g / 2, 0 * g))
+    return where_(pick(a, b), g, where_(a == b, g / 2, 0.0))
 
 
 MAXIMUM = Op("MaximumBackward0", lambda g, out, a, b: _split_tie(g, out, a, b, lambda x, y: x > y),
@@ -1048,7 +1173,7 @@ def _clamp_vjp(g, out, a, low, high):
         keep = a >= low
     if high is not None:
         keep = (a <= high) if keep is True else keep & (a <= high)
-    return where_(keep, g, 0 * g)
+    return where_(keep, g, 0.0)
 
 
 CLAMP = Op("ClampBackward1", _clamp_vjp, saves="i")
@@ -1158,14 +1283,30 @@ def _join(op, tensors, dim, stacked):
     d = _dims(dim, ndim)[0]
     dt = result_dtype(*tensors)
     arrays = [t.array.astype(dt, copy=False) for t in tensors]
-    try:
-        out = np.stack(arrays, axis=d) if stacked else np.concatenate(arrays, axis=d)
-    except ValueError as exc:
-        if stacked:
-            raise RuntimeError("stack expects each tensor to be equal size") from None
-        raise RuntimeError(f"Sizes of tensors must match except in dimension {d}: {exc}") from None
+    _check_join_shapes(tensors, d, stacked)
+    out = np.stack(arrays, axis=d) if stacked else np.concatenate(arrays, axis=d)
     sizes = tuple(1 if stacked else t.array.shape[d] for t in tensors)
     return record(op, out, tuple(tensors), {"dim": d, "sizes": sizes, "stacked": stacked})
+
+
+def _check_join_shapes(tensors, d, stacked):
+    first = tensors[0].array.shape
+    for number, t in enumerate(tensors[1:], start=1):
+        shape = t.array.shape
+        if stacked:
+            if shape != first:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(first)} at "
+                    f"entry 0 and {list(shape)} at entry {number}")
+            continue
+        if len(shape) != len(first):
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {len(first)} and {len(shape)}")
+        for axis, (m, n) in enumerate(zip(first, shape)):
+            if axis != d and m != n:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {m} "
+                    f"but got size {n} for tensor number {number} in the list.")
 
 
 def cat(tensors, dim=0):
@@ -1253,20 +1394,18 @@ def mse_loss(input, target, reduction="mean"):
 
 
 def _nll_vjp(g, out, logp, target, reduction, n):
-    rows = np.arange(target.shape[0])
-    cols = target if type(target) is not Tensor else target.array
+    cols = _array(target)
+    # a 1-D input is one sample with a 0-d target
+    picked_at = (cols,) if cols.ndim == 0 else (np.arange(cols.shape[0]), cols)
+    scale = g / n if reduction == "mean" else g
     if type(g) is Tensor:
-        scale = g / n if reduction == "mean" else g
-        if reduction == "none":
+        if reduction == "none" and cols.ndim:
             scale = scale.reshape((-1, 1))
         picked = np.zeros(logp.shape, dtype=logp.array.dtype)
-        picked[rows, cols] = -1.0
+        picked[picked_at] = -1.0
         return Tensor._wrap(picked) * scale
-    z = np.zeros(logp.shape, dtype=g.dtype)
-    if reduction == "none":
-        z[rows, cols] = -g
-    else:
-        z[rows, cols] = -(g / n if reduction == "mean" else g)
+    z = np.zeros(logp.shape, dtype=np.asarray(g).dtype)
+    z[picked_at] = -scale
     return z
 
 

@@ -196,7 +196,12 @@ class Tensor:
                  retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self) -> "Tensor":
-        return share_storage(_alias(self.storage()), self)
+        # same storage and version counter, but not an autograd view: in place is allowed
+        detached = _alias(self.storage())
+        if self._vc is None:
+            self._vc = [0]
+        detached._vc = self._vc
+        return detached
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -227,19 +232,6 @@ class Tensor:
 
     def zero_(self) -> "Tensor":
         return ops.zero_(self)
-
-    # --- helpers for messages ------------------------------------------------------------
-    def _type_name(self) -> str:
-        return _LEGACY_TYPE_NAMES[self.array.dtype.name]
-
-    def _producer_text(self) -> str:
-        if self.grad_fn is None:
-            return "which is a leaf Variable" if self.requires_grad else "which is a Tensor"
-        name = self.grad_fn.name()
-        if name.endswith("Backward0"):
-            name = name[:-len("Backward0")]
-        return f"which is output 0 of {name}"
-
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -272,11 +264,6 @@ def share_storage(view: Tensor, base: Tensor) -> Tensor:
     return view
 
 
-_LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                      "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                      "bool": "torch.BoolTensor"}
-
-
 _NO_EDGE = (None, 0)  # an input that needs no gradient, as next_functions shows it
 
 
@@ -294,6 +281,9 @@ def record(op, out_data, inputs, params=None) -> Tensor:
                 break
     if op.views:
         share_storage(out, inputs[0])
+        # torch: a view made under no_grad still says requires_grad (as a leaf)
+        if not GradMode.enabled and inputs[0].requires_grad:
+            out.requires_grad = True
     return out
 
 
@@ -308,8 +298,12 @@ def _attach_node(out: Tensor, op, inputs, params) -> None:
             if type(t) is Tensor and t._vc is not None:  # None everywhere means "all at 0"
                 versions = tuple([t._version if type(t) is Tensor else 0 for t in inputs])
                 break
-    out.grad_fn = Node(op, edges, saved, versions, out.array if op.saves_out else None, params,
-                       meta)
+    node = out.grad_fn = Node(op, edges, saved, versions, None, params, meta)
+    if op.saves_out:
+        # the output's own counter: changing it in place must fail the backward, as in torch
+        out._vc = [0]
+        node.out = out.array
+        node.out_version = out._vc
     out.requires_grad = True
 
 

@@ -92,7 +92,22 @@ CHECKS = {
     ops.NLL: (lambda a: F.cross_entropy(a, torch.tensor([0, 2])), [_any((2, 3))]),
     ops.COPY_SLICES: (lambda a, b: _assign_row(a, b), [_any((3, 2)), _any((2,))]),
     ops.COPY: (lambda a: ops.copy_for_grad(a), [_any((3,))]),
+    ops.SIGN: (lambda a: a.sign() * a, [_away_from_zero((3,))]),
+    ops.SGN: (lambda a: ops.sgn(a) * a, [_away_from_zero((3,))]),
+    ops.BMM_ROW: (lambda a, b: a @ b, [_any((1, 3)), _any((2, 3, 2))]),
+    ops.BMM_ROWS: (lambda a, b: a @ b, [_any((2, 3)), _any((2, 3, 2))]),
 }
+
+# matmul's other batched forms share the BMM row: 1-D and broadcast operands
+MATMUL_FORMS = [((3,), (2, 3, 4)), ((2, 4, 3), (3,)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2, 3), (3, 2))]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_FORMS, ids=str)
+def test_batched_matmul_forms(shapes):
+    rng = np.random.default_rng(3)
+    arrays = [rng.uniform(-1, 1, s) for s in shapes]
+    assert check_gradients(lambda a, b: a @ b, arrays).ok()
+    assert check_second_order(lambda a, b: a @ b, arrays).ok()
 
 
 def _assign_row(a, b):
@@ -101,7 +116,34 @@ def _assign_row(a, b):
     return y
 
 # rows that only appear inside a backward pass: checked through second-order checks
-BACKWARD_ONLY = {ops.INDEX_BACKWARD, ops.PROD_OTHERS, ops.SCATTER, ops.GATHER}
+BACKWARD_ONLY = {ops.PROD_OTHERS, ops.SCATTER, ops.GATHER, ops.TANH_BACKWARD,
+                 ops.SIGMOID_BACKWARD, ops.THRESHOLD_BACKWARD, ops.SELECT_BACKWARD,
+                 ops.SLICE_BACKWARD, ops.UNSQUEEZE_BACKWARD, ops.INDEX_PUT}
+
+
+@pytest.mark.parametrize("index", [1, (slice(None), slice(1, None)), [0, 0, 1], None],
+                         ids=["select", "slice", "index", "unsqueeze"])
+def test_third_order_through_indexing(index):
+    from autodiff.engine.api import autograd
+
+    def second(a):
+        g, = autograd.grad((a[index] ** 3).sum(), a, create_graph=True)
+        return g
+    rng = np.random.default_rng(5)
+    assert check_second_order(second, [_any((2, 3))(rng)]).ok()
+
+
+@pytest.mark.parametrize("fn", [lambda a: a.tanh(), lambda a: a.sigmoid(), lambda a: a.relu() * a],
+                         ids=["tanh", "sigmoid", "relu"])
+def test_third_order_through_backward_rows(fn):
+    """The *BackwardBackward rows are differentiated again when the second derivative is."""
+    from autodiff.engine.api import autograd
+    rng = np.random.default_rng(4)
+
+    def second(a):
+        g, = autograd.grad(fn(a).sum(), a, create_graph=True)
+        return g
+    assert check_second_order(second, [_away_from_zero((3,))(rng)]).ok()
 
 
 # rows whose second derivative is not smooth at the sample points or is zero by construction
