@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes, ops
+from .limits import check_allocation
 from .autograd import (AccumulateGrad, BackwardObserver, GradMode, Node, enable_grad, no_grad,
                        set_grad_enabled)
 from .tensor import Size, Tensor, backward
@@ -78,7 +79,17 @@ def tensor(data, dtype=None, requires_grad=False) -> Tensor:
 
 def _filled(value, shape, dtype, requires_grad):
     dt = dtype or dtypes.DEFAULT_FLOAT
-    return _finish_creation(np.full(ops._shape_arg(shape), value, dtype=dt.np), None, requires_grad)
+    shape = ops._shape_arg(shape)
+    _check_sizes(shape)
+    check_allocation(shape, dt.np)
+    return _finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
+
+
+def _check_sizes(shape) -> None:
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(shape)}")
 
 
 def ones(*size, dtype=None, requires_grad=False) -> Tensor:
@@ -108,6 +119,7 @@ def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
 
 def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
+    check_allocation((n, n if m is None else m), dt.np)
     return _finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
 
 
@@ -119,12 +131,14 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
         raise RuntimeError("step must be nonzero")
     dt = dtype or (dtypes.DEFAULT_FLOAT if floating else dtypes.int64)
     count = max(0, int(np.ceil((end - start) / step)))
+    check_allocation((count,), dt.np)
     array = (start + step * np.arange(count, dtype=np.float64)).astype(dt.np)
     return _finish_creation(array, None, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
+    check_allocation((steps,), dt.np)
     return _finish_creation(np.linspace(start, end, steps).astype(dt.np), None, requires_grad)
 
 
@@ -138,12 +152,16 @@ def manual_seed(seed: int) -> None:
 
 def rand(*size, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
+    _check_sizes(ops._shape_arg(size))
+    check_allocation(ops._shape_arg(size), np.float64)
     return _finish_creation(_Random.generator.random(ops._shape_arg(size)).astype(dt.np), None,
                             requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
+    _check_sizes(ops._shape_arg(size))
+    check_allocation(ops._shape_arg(size), np.float64)
     array = _Random.generator.standard_normal(ops._shape_arg(size)).astype(dt.np)
     return _finish_creation(array, None, requires_grad)
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd import GradMode
+from .limits import check_allocation
 from .tensor import Tensor, record
 
 # torch gives inf/nan silently; NumPy would print a RuntimeWarning on stderr
@@ -158,6 +159,8 @@ def check_broadcast(a_shape, b_shape) -> None:
         if m != n and m != 1 and n != 1:
             raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b "
                                f"({n}) at non-singleton dimension {dim}")
+    # a broadcast result can be far larger than either operand
+    check_allocation(tuple(builtins.max(m, n) for m, n in zip(a_full, b_full)), np.float64)
 
 
 def _finish(out, dt):
@@ -565,6 +568,7 @@ def mm(a, b):
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_torch_type_name(a.array.dtype)} != {_torch_type_name(b.array.dtype)}")
+    check_allocation((a.array.shape[0], b.array.shape[1]), a.array.dtype)
     return record(MM, a.array @ b.array, (a, b))
 
 
@@ -620,6 +624,9 @@ BMM_ROWS = Op("CloneBackward0", _bmm_grad_a, _bmm_grad_b, **_BMM_RULES)
 
 
 def batched_matmul(a, b):
+    sa, sb = a.array.shape, b.array.shape
+    check_allocation(np.broadcast_shapes(sa[:-2], sb[:-2]) + sa[-2:-1] + sb[-1:] * (len(sb) > 1),
+                     np.float64)
     try:
         out = np.matmul(a.array, b.array)
     except ValueError:
@@ -1284,6 +1291,7 @@ def _join(op, tensors, dim, stacked):
     dt = result_dtype(*tensors)
     arrays = [t.array.astype(dt, copy=False) for t in tensors]
     _check_join_shapes(tensors, d, stacked)
+    check_allocation((builtins.sum(t.array.size for t in tensors),), dt)
     out = np.stack(arrays, axis=d) if stacked else np.concatenate(arrays, axis=d)
     sizes = tuple(1 if stacked else t.array.shape[d] for t in tensors)
     return record(op, out, tuple(tensors), {"dim": d, "sizes": sizes, "stacked": stacked})
