@@ -16,9 +16,10 @@ def machine_memory() -> int:
 
 
 class MemoryLimit:
-    """Largest single tensor, in bytes; `autodiff run --max-memory` sets it."""
+    """Largest single tensor, in bytes; `autodiff run --max-memory` sets it. The default, a
+    quarter of the machine's memory, leaves room for the graph and for the rest of the machine."""
 
-    max_bytes: int | None = machine_memory() // 2 or None
+    max_bytes: int | None = machine_memory() // 4 or None
 
 
 def check_allocation(shape, dtype) -> None:

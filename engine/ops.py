@@ -137,19 +137,19 @@ def _binary(a, b, floating: bool = False):
             y = b.array
             if y.dtype == dt and (not floating or dt.kind == "f"):
                 if x.shape != y.shape:
-                    check_broadcast(x.shape, y.shape)
+                    check_broadcast(x.shape, y.shape, dt)
                 return x, y, dt
         elif dt.kind == "f" and (type(b) is float or type(b) is int):
             return x, b, dt  # NumPy keeps a Python number weak, as torch does
-    if type(a) is Tensor and type(b) is Tensor and a.array.shape != b.array.shape:
-        check_broadcast(a.array.shape, b.array.shape)
     dt = result_dtype(a, b)
     if floating and dt.kind != "f":
         dt = dtypes.DEFAULT_FLOAT.np
+    if type(a) is Tensor and type(b) is Tensor and a.array.shape != b.array.shape:
+        check_broadcast(a.array.shape, b.array.shape, dt)
     return _cast(a, dt), _cast(b, dt), dt
 
 
-def check_broadcast(a_shape, b_shape) -> None:
+def check_broadcast(a_shape, b_shape, dtype) -> None:
     """torch's error for shapes that do not broadcast (NumPy's would name other things)."""
     ndim = builtins.max(len(a_shape), len(b_shape))
     a_full = (1,) * (ndim - len(a_shape)) + tuple(a_shape)
@@ -160,7 +160,7 @@ def check_broadcast(a_shape, b_shape) -> None:
             raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b "
                                f"({n}) at non-singleton dimension {dim}")
     # a broadcast result can be far larger than either operand
-    check_allocation(tuple(builtins.max(m, n) for m, n in zip(a_full, b_full)), np.float64)
+    check_allocation(tuple(builtins.max(m, n) for m, n in zip(a_full, b_full)), dtype)
 
 
 def _finish(out, dt):
