@@ -13,18 +13,19 @@ from typing import Any, Callable
 from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
 
+from . import bounds
 from .sandbox import get_attribute
 
 Eval = Callable[[dict], Any]
 MAX_EXPR_DEPTH = 200
 
-BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-          "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-          "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+BINOPS = {"+": operator.add, "-": operator.sub, "*": bounds.mul, "/": operator.truediv,
+          "//": operator.floordiv, "%": operator.mod, "**": bounds.power, "@": operator.matmul,
+          "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": bounds.lshift,
           ">>": operator.rshift}
-INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
-           "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow, "@": operator.imatmul,
-           "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": operator.ilshift,
+INPLACE = {"+": operator.iadd, "-": operator.isub, "*": bounds.imul, "/": operator.itruediv,
+           "//": operator.ifloordiv, "%": operator.imod, "**": bounds.ipow, "@": operator.imatmul,
+           "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": bounds.ilshift,
            ">>": operator.irshift}
 UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
 COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, "!=": operator.ne,

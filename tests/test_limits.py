@@ -1,0 +1,44 @@
+"""Programs that would exhaust the machine get clear errors instead."""
+
+import io
+
+import pytest
+
+from autodiff.engine.limits import MemoryLimit
+from autodiff.interpreter import run_source
+
+
+def _error(source: str):
+    result = run_source(source, "limits.tg", out=io.StringIO(), err=io.StringIO())
+    assert result.error is not None, "the program should have been stopped"
+    return result.error
+
+
+@pytest.mark.parametrize("source", ["x = 10 ** 10 ** 10", "x = 2 ** 1000000", "x = 1 << 10**9",
+                                    "x = (10 ** 20000) * (10 ** 20000)"])
+def test_huge_integers_are_refused(source):
+    error = _error(source)
+    assert error.error_class == "OverflowError" and "digits" in error.message
+    assert (error.line, error.col) == (1, 5)
+
+
+@pytest.mark.parametrize("source", ["x = [0] * 10**9", "x = 'ab' * 10**9", "x = (1, 2) * 10**8"])
+def test_huge_repetitions_are_refused(source):
+    assert _error(source).error_class == "MemoryError"
+
+
+def test_ordinary_arithmetic_is_untouched():
+    out = io.StringIO()
+    result = run_source("print(2 ** 64, 3 * 4, [1] * 3, 'a' * 2, 1 << 3, 2 ** -1)", "ok.tg", out=out)
+    assert result.error is None
+    assert out.getvalue() == "18446744073709551616 12 [1, 1, 1] aa 8 0.5\n"
+
+
+@pytest.mark.parametrize("source", ["x = torch.ones(100000, 100000)",
+                                    "x = torch.ones(100000, 1) + torch.ones(1, 100000)",
+                                    "x = torch.zeros(60000, 3) @ torch.zeros(3, 60000)"])
+def test_tensor_over_the_memory_limit_is_refused_before_allocating(source, monkeypatch):
+    monkeypatch.setattr(MemoryLimit, "max_bytes", 10**9)
+    error = _error(source)
+    assert error.error_class == "MemoryError"
+    assert "bytes" in error.message and "shape [" in error.message
