@@ -26,12 +26,21 @@ def make_namespace(name: str, members: dict) -> object:
 
 # --- creation ---------------------------------------------------------------------------
 
+_NUMBERS = (bool, int, float)
+
+
 def _infer(data):
     """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors."""
+    if type(data) is list and data and all(type(v) in _NUMBERS for v in data):
+        return np.array(data)  # the common flat case; NumPy infers bool/int64/float64 alike
+    return _infer_nested(data)
+
+
+def _infer_nested(data):
     if type(data) is Tensor:
         return data.array.copy()
     if isinstance(data, (list, tuple)):
-        items = [_infer(d) for d in data]
+        items = [_infer_nested(d) for d in data]
         shapes = {i.shape for i in items}
         if len(shapes) > 1:
             first = items[0].shape

@@ -120,6 +120,19 @@ SECOND_BACKWARD = (
 )
 
 
+def _engine():
+    """Names from modules that import this one, fetched once (a cycle at import time)."""
+    global _ENGINE
+    if _ENGINE is None:
+        from .dtypes import from_numpy
+        from .tensor import Tensor, as_value, sum_to
+        _ENGINE = (Tensor, as_value, sum_to, from_numpy)
+    return _ENGINE
+
+
+_ENGINE = None
+
+
 def _dependencies(roots) -> dict:
     """How many edges lead into each node reachable from the roots (iterative DFS)."""
     counts: dict = {}
@@ -175,9 +188,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     as in torch. With `capture` (a dict node -> None), gradients arriving at those
     nodes are stored there and nothing is accumulated into `.grad` (autograd.grad).
     """
-    from .dtypes import from_numpy
-    from .tensor import Tensor, as_value, sum_to
-
+    Tensor, as_value, sum_to, from_numpy = _engine()
     observe = BackwardObserver.current
     counts = _dependencies(roots)
     needed = None if capture is None else _reaching(roots, capture)

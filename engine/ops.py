@@ -68,7 +68,10 @@ sign_ = _dual(np.sign, "sign")
 
 
 def expand_(v, shape):
-    return v.expand(shape) if type(v) is Tensor else np.broadcast_to(v, shape)
+    if type(v) is Tensor:
+        return v.expand(shape)
+    # np.full is much cheaper than np.broadcast_to for the usual 0-d gradient of a sum
+    return np.full(shape, v, dtype=v.dtype) if not v.shape else np.broadcast_to(v, shape)
 
 
 def reshape_(v, shape):

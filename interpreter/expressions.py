@@ -14,7 +14,7 @@ from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
 
 from . import bounds
-from .sandbox import get_attribute
+from .sandbox import attribute_reader
 
 Eval = Callable[[dict], Any]
 MAX_EXPR_DEPTH = 200
@@ -198,12 +198,13 @@ def compile_Slice(node: ast.Slice, cx: Context) -> Eval:
 
 
 def compile_Attribute(node: ast.Attribute, cx: Context) -> Eval:
-    value, name, rt, filename = compile_expr(node.value, cx), node.attr, cx.rt, cx.filename
+    value, rt, filename = compile_expr(node.value, cx), cx.rt, cx.filename
+    read = attribute_reader(node.attr)
 
     def ev(L: dict) -> Any:
         obj = value(L)
         try:
-            return get_attribute(obj, name, rt.policy)
+            return read(obj, rt.policy)
         except Exception as exc:
             raise runtime_error(exc, node, filename) from None
     return ev

@@ -65,6 +65,31 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
     return getattr(obj, name)
 
 
+def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
+    """`get_attribute` for one attribute name, remembering the last type it allowed.
+
+    An attribute expression in a loop sees the same type again and again: the sandbox
+    decision, which depends only on the type, is then made once (an inline cache)."""
+    cached: list = [None, None]  # [type, policy] of the last allowed read
+
+    def read(obj: Any, policy: AttributePolicy) -> Any:
+        kind = type(obj)
+        if kind is cached[0] and policy is cached[1]:
+            return getattr(obj, name)
+        value = get_attribute(obj, name, policy)
+        if kind is not str and (kind in BUILTIN_PUBLIC or "_tg_public" in _class_names(kind)):
+            cached[0], cached[1] = kind, policy
+        return value
+    return read
+
+
+def _class_names(kind: type) -> set:
+    names: set = set()
+    for klass in kind.__mro__:
+        names.update(vars(klass))
+    return names
+
+
 def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> None:
     if name.startswith("_") or not policy(obj, name) or type(obj) in BUILTIN_PUBLIC:
         raise refuse(obj, name, writing=True)
