@@ -17,6 +17,7 @@ from .expressions import Context
 from .runtime import MathNamespace, Runtime, make_builtins
 from .sandbox import AttributePolicy, default_policy, permissive_policy
 from .statements import compile_block
+from .deadline import Deadline, ProgramStopped
 from .warnings_hook import ProgramWarnings
 
 __all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules",
@@ -55,7 +56,8 @@ class Program:
         self.assigned_lines = first_assignments(module.body)
 
     def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
-            attribute_policy: AttributePolicy | None = None, err: TextIO | None = None) -> RunResult:
+            attribute_policy: AttributePolicy | None = None, err: TextIO | None = None,
+            timeout: float | None = None) -> RunResult:
         self.rt.out = sys.stdout if out is None else out
         self.rt.policy = attribute_policy or default_policy
         self.rt.depth = 0
@@ -68,11 +70,17 @@ class Program:
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
         error = None
         try:
-            with _recursion_limit(), _gc_for_graphs(), ProgramWarnings(self.filename, self.source,
-                                                                        err):
+            with _recursion_limit(), _gc_for_graphs(), Deadline(timeout), \
+                    ProgramWarnings(self.filename, self.source, err):
                 self.body(self.globals)
         except TgError as exc:
             error = exc
+        except ProgramStopped as stop:
+            node = stop.node
+            error = TgError(stop.error_class, stop.message, filename=self.filename,
+                            line=node.line if node else 0, col=node.col if node else 0,
+                            end_line=node.end_line if node else None,
+                            end_col=node.end_col if node else None, exit_code=stop.exit_code)
         except RecursionError:  # Python's own limit, outside any positioned node
             error = TgError("RecursionError", "maximum recursion depth exceeded",
                             filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)
@@ -108,14 +116,16 @@ def compile_program(module_ast: ast.Module, filename: str = "<stdin>",
 
 def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = None,
                err: TextIO | None = None, modules: dict[str, Any] | None = None,
-               attribute_policy: AttributePolicy | None = None) -> RunResult:
+               attribute_policy: AttributePolicy | None = None,
+               timeout: float | None = None) -> RunResult:
     """Parse, compile and run. Program errors come back in RunResult.error, never raised;
     warnings the program triggers are written to `err` (default stderr)."""
     try:
         program = compile_program(parse(source, filename), filename, source)
     except TgError as exc:
         return RunResult({}, exc)
-    return program.run(out=out, err=err, modules=modules, attribute_policy=attribute_policy)
+    return program.run(out=out, err=err, modules=modules, attribute_policy=attribute_policy,
+                       timeout=timeout)
 
 
 def first_assignments(body: tuple) -> dict[str, int]:

@@ -3,26 +3,11 @@ the program's line as Python shows a warning: `FILE:LINE: Category: message`."""
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from typing import TextIO
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _innermost_node():
-    """The AST node of the closure being evaluated: compiled closures keep it as `node`.
-
-    Walking the stack costs nothing until a warning is actually raised."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        code = frame.f_code
-        if "node" in code.co_freevars and code.co_filename.startswith(_HERE):
-            return frame.f_locals.get("node")
-        frame = frame.f_back
-    return None
-
+from .position import current_node
 
 class ProgramWarnings:
     """Context manager: route warnings to `err`, once per (line, message), as Python does."""
@@ -44,7 +29,7 @@ class ProgramWarnings:
         self._saved.__exit__(*exc)
 
     def show(self, message, category, filename, lineno, file=None, line=None) -> None:
-        node = _innermost_node()
+        node = current_node()
         where = node.line if node is not None else 0
         key = (where, str(message))
         if key in self.seen:

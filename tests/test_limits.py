@@ -42,3 +42,13 @@ def test_tensor_over_the_memory_limit_is_refused_before_allocating(source, monke
     error = _error(source)
     assert error.error_class == "MemoryError"
     assert "bytes" in error.message and "shape [" in error.message
+
+
+@pytest.mark.parametrize("source,lines", [("x = 0\nwhile True:\n    x = x + 1\n", {2, 3}),
+                                          ("def f(n):\n    return f(n) if n > 0 else 0\n"
+                                           "for i in range(10**12):\n    y = i * 2\n", {3, 4})])
+def test_timeout_stops_the_program_inside_its_loop(source, lines):
+    result = run_source(source, "loop.tg", out=io.StringIO(), timeout=0.3)
+    error = result.error
+    assert error.error_class == "TimeoutError" and "0.3 s" in error.message
+    assert error.line in lines and error.exit_code == 1

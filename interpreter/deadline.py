@@ -1,0 +1,42 @@
+"""Stopping a running program from outside: a time limit (`--timeout`) or SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+from .position import current_node
+
+
+class ProgramStopped(BaseException):
+    """Raised inside the program by a signal handler. A BaseException, so that the
+    closures' `except Exception` error reporting lets it through to Program.run."""
+
+    def __init__(self, error_class: str, message: str, exit_code: int, node=None):
+        super().__init__(message)
+        self.error_class, self.message, self.exit_code, self.node = (
+            error_class, message, exit_code, node)
+
+
+class Deadline:
+    """Context manager: raise ProgramStopped in the program after `seconds` of wall time."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.active = bool(seconds) and threading.current_thread() is threading.main_thread()
+
+    def _expired(self, signum, frame):
+        raise ProgramStopped("TimeoutError",
+                             f"the program ran longer than {self.seconds:g} s (--timeout)", 1,
+                             current_node(frame))
+
+    def __enter__(self) -> "Deadline":
+        if self.active:
+            self._previous = signal.signal(signal.SIGALRM, self._expired)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
