@@ -296,17 +296,18 @@ def _check_versions(node) -> None:
         now = getattr(value, "_version", None)  # Python scalars have no version
         expected = node.versions[j] if node.versions is not None else 0
         if now is not None and now != expected:
-            # name the tensor by what produced it when it was saved
-            producer = node.next_functions[j][0]
-            if producer is None or type(producer) is AccumulateGrad:
-                where = "which is a leaf Variable" if producer is not None else "which is a Tensor"
+            # torch names what produces the tensor now (e.g. the in-place op that changed it)
+            producer = value.grad_fn
+            if producer is None:
+                where = "which is a leaf Variable" if value.requires_grad else "which is a Tensor"
             else:
                 where = "which is output 0 of " + _short_name(producer.name())
             _raise_modified(value.array, where, now, expected)
 
 
 def _short_name(name: str) -> str:
-    return name[:-len("Backward0")] if name.endswith("Backward0") else name
+    """torch's short op name in messages: MulBackward0 -> Mul, PowBackward1 -> Pow1."""
+    return name.replace("Backward0", "").replace("Backward", "")
 
 
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",

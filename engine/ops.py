@@ -170,6 +170,12 @@ def _finish(out, dt):
     return out if out.dtype == dt else out.astype(dt)
 
 
+def _reduce_dims(dim, ndim: int) -> tuple:
+    """`dim=` of a reduction: on a 0-d tensor, dim 0 or -1 reduces nothing, as in torch."""
+    dims = _dims(dim, ndim)
+    return () if ndim == 0 else dims
+
+
 def _dims(dim, ndim: int) -> tuple:
     """Normalize `dim=` (int or sequence, negative allowed) with torch's range error."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -456,7 +462,7 @@ def sum(a, dim=None, keepdim=False, dtype=None):
         out_dt = dtype.np
     if dim is None:
         return record(SUM_ALL, np.sum(x, dtype=out_dt), (a,), {"shape": x.shape})
-    dims = _dims(dim, x.ndim)
+    dims = _reduce_dims(dim, x.ndim)
     out = np.sum(x, axis=dims, keepdims=keepdim, dtype=out_dt)
     return record(SUM_DIM, out, (a,), {"shape": x.shape, "dims": dims, "keepdim": keepdim})
 
@@ -486,7 +492,7 @@ def mean(a, dim=None, keepdim=False, dtype=None):
             f"or complex dtype. Got: {_torch_type_word(x.dtype)}")
     if dim is None:
         return record(MEAN_ALL, np.mean(x, dtype=x.dtype), (a,), {"shape": x.shape})
-    dims = _dims(dim, x.ndim)
+    dims = _reduce_dims(dim, x.ndim)
     out = np.mean(x, axis=dims, keepdims=keepdim, dtype=x.dtype)
     return record(MEAN_DIM, out, (a,), {"shape": x.shape, "dims": dims, "keepdim": keepdim})
 
@@ -511,8 +517,11 @@ NORM = Op("LinalgVectorNormBackward0", _norm_vjp, saves="io")
 def norm(a, p="fro", dim=None, keepdim=False):
     if p not in ("fro", 2, 2.0):
         raise NotImplementedError("only the 2-norm is supported")
+    if a.array.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_torch_type_word(a.array.dtype)}")
     x = _floating(a)
-    dims = None if dim is None else _dims(dim, x.ndim)
+    dims = None if dim is None else _reduce_dims(dim, x.ndim)
     out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keepdim))
     return record(NORM, out.astype(x.dtype, copy=False), (a,), {"dims": dims, "keepdim": keepdim})
 
@@ -572,6 +581,9 @@ def mm(a, b):
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_torch_type_name(a.array.dtype)} != {_torch_type_name(b.array.dtype)}")
     check_allocation((a.array.shape[0], b.array.shape[1]), a.array.dtype)
+    if a.array.shape[1] == 1:
+        # an outer product: BLAS would add the products to +0. and lose torch's -0.
+        return record(MM, a.array * b.array, (a, b))
     return record(MM, a.array @ b.array, (a, b))
 
 
@@ -633,9 +645,14 @@ def batched_matmul(a, b):
     try:
         out = np.matmul(a.array, b.array)
     except ValueError:
+        if b.array.ndim == 3:
+            raise RuntimeError(
+                "Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{b.array.shape[0]}, {a.array.shape[-1]}] but got: "
+                f"{list(b.array.shape[:2])}.") from None
         raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"{list(a.shape[:-1])} but got: {list(b.shape)}.") from None
+            f"matmul: shapes {list(a.array.shape)} and {list(b.array.shape)} cannot be "
+            "multiplied") from None
     op = BMM
     if a.array.ndim == 2 and b.array.ndim >= 3:
         op = BMM_ROW if a.array.shape[0] == 1 else BMM_ROWS
@@ -751,7 +768,7 @@ def t(a):
 UNSQUEEZE = Op("UnsqueezeBackward0", lambda g, out, a, dim: reshape_(g, out_shape_without(g, dim)), views=True)
 SQUEEZE_ALL = Op("SqueezeBackward0", lambda g, out, a, shape: reshape_(g, shape), views=True)
 SQUEEZE_DIM = Op("SqueezeBackward1", lambda g, out, a, shape: reshape_(g, shape), views=True)
-SQUEEZE_MATMUL = Op("SqueezeBackward4", lambda g, out, a, shape: reshape_(g, shape), views=True)
+SQUEEZE_MATMUL = Op("SqueezeBackward4", lambda g, out, a, shape: reshape_(g, shape))
 
 
 def out_shape_without(g, dim):
@@ -1021,13 +1038,16 @@ def _copy_slices_value(g, out, a, value, key):
 
 
 COPY_SLICES = Op("CopySlices", _copy_slices_self, _copy_slices_value, engine_node=True)
+INDEX_PUT_INPLACE = Op("IndexPutBackward0", _copy_slices_self, _copy_slices_value)
 
 
 def setitem(a, key, value):
-    """`a[key] = value`: written in place; with autograd, torch's CopySlices node."""
-    check_inplace(a, through_view=True)
-    if isinstance(key, list) or type(key) is Tensor or (
-            isinstance(key, tuple) and builtins.any(_is_advanced(k) for k in key)):
+    """`a[key] = value`: written in place; with autograd, torch's CopySlices node (an
+    index with lists or tensors is torch's index_put_ instead)."""
+    advanced = _is_advanced(key) or (isinstance(key, tuple) and
+                                     builtins.any(_is_advanced(k) for k in key))
+    check_inplace(a, through_view=not advanced)
+    if advanced:
         key = tuple(_plain(k) for k in key) if isinstance(key, tuple) else _plain(key)
     try:
         a.storage()[key] = _array(value)
@@ -1035,7 +1055,8 @@ def setitem(a, key, value):
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(str(exc)) from None
     a._bump_version()
     if GradMode.enabled and (a.requires_grad or (type(value) is Tensor and value.requires_grad)):
-        node = record(COPY_SLICES, a.array, (a, value), {"key": key}).grad_fn
+        node = record(INDEX_PUT_INPLACE if advanced else COPY_SLICES, a.array, (a, value),
+                      {"key": key}).grad_fn
         a.grad_fn = node
         a.requires_grad = True
 
@@ -1138,9 +1159,9 @@ def min(a, dim=None, keepdim=False, other=None):
     return _extreme("min", a, dim, keepdim, other)
 
 
-SCATTER = Op("ScatterBackward0", lambda g, out, base, dim, index, shape: _gather(g, dim, index))
-GATHER = Op("GatherBackward0", lambda g, out, a, dim, index, shape: scatter_into(g, dim, index,
-                                                                                 shape))
+SCATTER = Op("ScatterBackward0", lambda gg, out, g, dim, index, shape: _gather(gg, dim, index))
+GATHER = Op("GatherBackward0", lambda gg, out, g, dim, index, shape: scatter_into(gg, dim, index,
+                                                                                  shape))
 
 
 def _gather(g, dim, index):
@@ -1153,7 +1174,7 @@ def _gather(g, dim, index):
 def scatter_into(g, dim, index, shape):
     z = np.zeros(shape, dtype=g.array.dtype)
     np.put_along_axis(z, index, g.array, axis=dim)
-    return record(SCATTER, z, (None, g), {"dim": dim, "index": index, "shape": shape})
+    return record(SCATTER, z, (g,), {"dim": dim, "index": index, "shape": shape})
 
 
 def _split_tie(g, out, a, b, pick):
@@ -1232,7 +1253,9 @@ def _prod_others(a, dims):
 def _prod_others_vjp(g, out, a, dims):
     """Second derivative of prod: d/da_j of sum_i g_i * prod_{k != i} a_k, within each group.
 
-    Not differentiable again (prod's third derivative is not offered)."""
+    Not differentiable again: prod's third derivative is not offered."""
+    if type(g) is Tensor and GradMode.enabled and (g.requires_grad or a.requires_grad):
+        raise RuntimeError("autodiff does not support derivatives of prod() beyond the second")
     arr, garr = _array(a), _array(g)
     axes = tuple(range(arr.ndim)) if dims is None else dims
     ends = tuple(range(-len(axes), 0))
@@ -1261,7 +1284,7 @@ def prod(a, dim=None, keepdim=False):
     out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
     if dim is None:
         return record(PROD_ALL, np.prod(x, dtype=out_dt), (a,))
-    dims = _dims(dim, x.ndim)
+    dims = _reduce_dims(dim, x.ndim)
     out = np.prod(x, axis=dims, keepdims=keepdim, dtype=out_dt)
     return record(PROD_DIM, out, (a,), {"dims": dims, "keepdim": keepdim})
 

@@ -91,6 +91,7 @@ CHECKS = {
     ops.MSE: (lambda a, b: F.mse_loss(a, b), [_any((2, 3)), _any((2, 3))]),
     ops.NLL: (lambda a: F.cross_entropy(a, torch.tensor([0, 2])), [_any((2, 3))]),
     ops.COPY_SLICES: (lambda a, b: _assign_row(a, b), [_any((3, 2)), _any((2,))]),
+    ops.INDEX_PUT_INPLACE: (lambda a, b: _assign_row(a, b, [0, 2]), [_any((3, 2)), _any((2,))]),
     ops.COPY: (lambda a: ops.copy_for_grad(a), [_any((3,))]),
     ops.SIGN: (lambda a: a.sign() * a, [_away_from_zero((3,))]),
     ops.SGN: (lambda a: ops.sgn(a) * a, [_away_from_zero((3,))]),
@@ -110,9 +111,9 @@ def test_batched_matmul_forms(shapes):
     assert check_second_order(lambda a, b: a @ b, arrays).ok()
 
 
-def _assign_row(a, b):
+def _assign_row(a, b, rows=1):
     y = a * 1
-    y[1] = b
+    y[rows] = b
     return y
 
 # rows that only appear inside a backward pass: checked through second-order checks
