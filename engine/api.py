@@ -175,6 +175,13 @@ def randn(*size, dtype=None, requires_grad=False) -> Tensor:
     return _finish_creation(array, None, requires_grad)
 
 
+def fresh_session() -> None:
+    """Grad mode on and the default random stream, as in a new process (a program run
+    in-process must not see what an earlier one left, e.g. set_grad_enabled(False))."""
+    GradMode.enabled = True
+    _Random.generator = np.random.default_rng(0)
+
+
 def is_grad_enabled() -> bool:
     return GradMode.enabled
 

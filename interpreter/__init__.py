@@ -36,6 +36,7 @@ class RunResult:
 def default_modules() -> dict[str, Any]:
     """The engine's torch, torch.nn and torch.nn.functional, plus the safe math namespace."""
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
+    api.fresh_session()  # each run starts as a new Python process would
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
             "math": MathNamespace()}
 

@@ -52,3 +52,11 @@ def test_timeout_stops_the_program_inside_its_loop(source, lines):
     error = result.error
     assert error.error_class == "TimeoutError" and "0.3 s" in error.message
     assert error.line in lines and error.exit_code == 1
+
+
+def test_a_run_does_not_leak_grad_mode_into_the_next():
+    first = run_source("torch.set_grad_enabled(False)\n", "a.tg", out=io.StringIO())
+    assert first.error is None
+    out = io.StringIO()
+    run_source("print(torch.is_grad_enabled())\n", "b.tg", out=out)
+    assert out.getvalue() == "True\n"
