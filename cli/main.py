@@ -1,20 +1,32 @@
-"""The `autodiff` command line: each command is a typed signature and one library call."""
+"""The `autodiff` command line: each command is a typed signature and one library call.
+
+Library modules are imported inside the commands, so start-up stays fast and
+`autodiff run --quiet` never loads Rich.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
-from . import run as run_module
-
 app = typer.Typer(
     name="autodiff",
-    help="Run PyTorch-style tensor programs (.tg) on a NumPy autograd engine.",
+    help="Run PyTorch-style tensor programs (.tg) on a NumPy autograd engine and see "
+         "every gradient.",
     no_args_is_help=True,
     add_completion=True,
     rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
+
+File = Annotated[str, typer.Argument(help="The .tg program; '-' reads standard input.",
+                                     metavar="FILE")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour "
+                                       "(also when NO_COLOR is set or output is piped).")]
+Root = Annotated[Optional[str], typer.Option(
+    "--root", help="Start from this top-level tensor (default: the tensor last passed to "
+                   "backward, else the last one assigned with a grad_fn).", metavar="NAME")]
 
 
 def _version(value: bool) -> None:
@@ -38,12 +50,80 @@ def main(
 
 @app.command()
 def run(
-    file: Annotated[str, typer.Argument(help="The .tg program to run; '-' reads standard input.")],
+    file: File,
     quiet: Annotated[bool, typer.Option("--quiet", "-q",
                                         help="Print only what the program prints.")] = False,
+    show: Annotated[Optional[list[str]], typer.Option(
+        "--show", metavar="NAME", help="Report only this tensor (repeatable).")] = None,
+    json: Annotated[bool, typer.Option("--json", help="One JSON document (schema "
+                                       "autodiff.run/1, see docs/json-schema.md) instead.")] = False,
+    no_color: NoColor = False,
 ) -> None:
-    """Run a .tg program and print what PyTorch would print, then a summary of its tensors.
+    """Run a program, print what PyTorch would print, then report on every tensor.
 
-    Example: autodiff run samples/seed_scalar_derivative.tg
+    Example: autodiff run samples/seed_scalar_derivative.tg --show x
     """
-    raise typer.Exit(run_module.run_path(file, quiet=quiet))
+    from .run import run_path
+
+    raise typer.Exit(run_path(file, quiet=quiet, show=show, as_json=json, no_color=no_color))
+
+
+@app.command()
+def graph(
+    file: File,
+    root: Root = None,
+    format: Annotated[str, typer.Option("--format", "-f", metavar="tree|dot|mermaid|json",
+                                        help="What to print when no -o is given.")] = "tree",
+    output: Annotated[Optional[str], typer.Option(
+        "--output", "-o", metavar="FILE",
+        help="Write to FILE: .svg/.png/.pdf (rendered by Graphviz), .dot, .mmd, .json, .txt.")] = None,
+    no_color: NoColor = False,
+) -> None:
+    """Draw the backward graph from a root tensor down to its leaves.
+
+    Example: autodiff graph samples/graph_grad_fn.tg --root out -o graph.svg
+    """
+    from .graph import graph_path
+
+    raise typer.Exit(graph_path(file, root=root, fmt=format, output=output, no_color=no_color))
+
+
+@app.command()
+def check(
+    file: File,
+    eps: Annotated[float, typer.Option("--eps", help="Central-difference step.")] = 1e-6,
+    no_color: NoColor = False,
+) -> None:
+    """Compare each leaf's gradient with float64 central differences; exit 1 on a mismatch.
+
+    Example: autodiff check samples/seed_scalar_derivative.tg
+    """
+    from .check import check_path
+
+    raise typer.Exit(check_path(file, eps=eps, no_color=no_color))
+
+
+@app.command()
+def explain(
+    file: File,
+    root: Root = None,
+    no_color: NoColor = False,
+) -> None:
+    """Walk through the backward pass step by step, in the order the engine runs it.
+
+    Example: autodiff explain samples/seed_jacobian_vector.tg
+    """
+    from .explain import explain_path
+
+    raise typer.Exit(explain_path(file, root=root, no_color=no_color))
+
+
+@app.command()
+def repl(no_color: NoColor = False) -> None:
+    """An interactive session: expression values are printed as Python's REPL does.
+
+    Example: autodiff repl   (then: x = torch.ones(2, requires_grad=True))
+    """
+    from .repl import repl_session
+
+    raise typer.Exit(repl_session(no_color=no_color))

@@ -1,0 +1,230 @@
+"""`autodiff check`: each leaf's gradient versus float64 central differences.
+
+The program is re-run with every float tensor it creates widened to float64.
+The analytic side is what its last backward call delivered to each leaf (on the
+float64 run); the numeric side perturbs one leaf element by ±eps, re-runs the
+whole program and differences the value backward was last called on (dotted
+with its seed gradient, so `backward(v)` checks vᵀJ). A leaf the program changes
+in place between backward calls (an SGD step) is perturbed just after the
+previous backward call instead of at creation, so the check measures the last
+graph, not the training trajectory.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from autodiff.engine.gradcheck import GradientReport
+from autodiff.engine.tensor import Tensor
+
+from .names import dtype_text, shape_text
+from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
+from .source import LoadedSource, load_source
+from .trace import trace_source
+
+RTOL, ATOL = 1e-5, 1e-6  # float64 central differences with eps=1e-6 are good to ~1e-9
+MAX_ELEMENTS = 256  # per leaf; larger leaves are checked on an even sample of elements
+
+
+@dataclass
+class LeafCheck:
+    name: str
+    index: int  # creation index: the leaf is found again in re-runs by this
+    shape: tuple
+    report: GradientReport
+    checked: int  # elements perturbed
+    eps: float
+    skipped: int  # elements at a kink or where no derivative exists
+    rtol: float
+    atol: float
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok(rtol=self.rtol, atol=self.atol)
+
+
+@dataclass
+class CheckResult:
+    leaves: list[LeafCheck]
+    target: str | None  # the name of what backward was last called on
+    float32_gap: float | None  # max relative gap between the program's float32 and float64 grads
+    widened: bool  # False: checked in the program's own dtypes
+
+    @property
+    def ok(self) -> bool:
+        return all(leaf.ok for leaf in self.leaves)
+
+
+def _set(t: Tensor, array: np.ndarray) -> None:
+    t.array = array[()] if array.ndim == 0 else array
+
+
+def _widen(t: Tensor) -> None:
+    if np.asarray(t.array).dtype == np.float32:
+        _set(t, np.array(t.array, dtype=np.float64))
+
+
+def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
+    first = trace_source(source, reseed=True)
+    first.raise_error()
+    if not first.calls:
+        raise UsageError("the program never calls backward(): nothing to check")
+    names = first.tensor_names()
+    leaves = [(k, t) for k, t in enumerate(first.created)
+              if t.requires_grad and t.is_leaf and np.asarray(t.array).dtype.kind == "f"]
+    n_calls = len(first.calls)
+    target = names.get(id(first.calls[-1].tensor))
+
+    widen = True
+    wide = trace_source(source, on_create=lambda k, t: _widen(t), reseed=True)
+    if wide.error is not None or len(wide.calls) != n_calls:
+        # widening changed what the program does (e.g. `.double()` became a no-op): check
+        # in the program's own dtypes, with a step and tolerance float32 can bear
+        widen, wide = False, first
+    if not widen and any(np.asarray(t.array).dtype == np.float32 for _, t in leaves):
+        eps, rtol, atol = max(eps, 1e-3), 1e-2, 1e-3
+    else:
+        rtol, atol = RTOL, ATOL
+    last = wide.calls[-1]
+    weights = np.asarray(last.seed, dtype=np.float64)
+    base = float(np.sum(np.asarray(last.value, dtype=np.float64) * weights))
+
+    def objective(k: int, idx: tuple, delta: float, late: bool) -> float:
+        made: list[Tensor] = []
+
+        def created(i: int, t: Tensor) -> None:
+            if widen:
+                _widen(t)
+            if i == k and not late:
+                _nudge(t, idx, delta)
+            made.append(t)
+
+        def after(n: int) -> None:
+            if late and n == n_calls - 1:
+                _nudge(made[k], idx, delta)
+
+        run = trace_source(source, on_create=created, after_backward=after, reseed=True)
+        if run.error is not None or len(run.calls) != n_calls:
+            raise ToolError(f"re-running with a perturbed leaf changed the run: "
+                            f"{run.error.headline() if run.error else 'different backward calls'}")
+        return float(np.sum(np.asarray(run.calls[-1].value, dtype=np.float64) * weights))
+
+    results = []
+    gaps = []
+    for k, t in leaves:
+        wide_leaf = wide.created[k]
+        got = last.delivered.get(id(wide_leaf))
+        analytic = np.zeros(np.shape(wide_leaf.array)) if got is None else \
+            np.asarray(got[1], dtype=np.float64)
+        late = n_calls > 1 and getattr(t, "_version", 0) > 0
+        numeric = np.zeros_like(analytic)
+        cells = list(np.ndindex(analytic.shape))
+        if len(cells) > MAX_ELEMENTS:
+            cells = [cells[i] for i in np.linspace(0, len(cells) - 1, MAX_ELEMENTS).astype(int)]
+        mask = np.zeros(analytic.shape, dtype=bool)
+        skipped = 0
+        for idx in cells:
+            up = objective(k, idx, eps, late)
+            down = objective(k, idx, -eps, late)
+            numeric[idx] = (up - down) / (2 * eps)
+            a = analytic[idx]
+            if not (np.isfinite(a) and np.isfinite(numeric[idx])):
+                skipped += 1  # no derivative there (sqrt at 0): nothing to compare
+                continue
+            if not np.isclose(a, numeric[idx], rtol=rtol, atol=atol):
+                right, left = (up - base) / eps, (base - down) / eps
+                low, high = min(left, right), max(left, right)
+                if high - low > 10 * (atol + rtol * abs(high)) and \
+                        low - atol - rtol * abs(low) <= a <= high + atol + rtol * abs(high):
+                    skipped += 1  # a kink (relu at 0): the rule picked a one-sided slope
+                    continue
+            mask[idx] = True
+        a, n = analytic[mask], numeric[mask]
+        abs_err = float(np.max(np.abs(a - n))) if a.size else 0.0
+        rel_err = float(np.max(np.abs(a - n) / np.maximum(np.abs(n), 1e-12))) if a.size else 0.0
+        report = GradientReport([a], [n], abs_err, rel_err)
+        results.append(LeafCheck(names.get(id(t), f"leaf #{k}"), k, tuple(np.shape(t.array)),
+                                 report, len(cells), eps, skipped, rtol, atol))
+        own = first.calls[-1].delivered.get(id(t))
+        if widen and np.asarray(t.array).dtype == np.float32 and own is not None:
+            diff = np.abs(np.asarray(own[1], dtype=np.float64) - analytic)
+            finite = np.isfinite(diff)
+            rel = diff[finite] / np.maximum(np.abs(analytic[finite]), 1e-12)
+            gaps.append(float(np.max(rel)) if rel.size else 0.0)
+    return CheckResult(results, target, max(gaps) if gaps else None, widen)
+
+
+def _nudge(t: Tensor, idx: tuple, delta: float) -> None:
+    array = np.array(t.array, copy=True)  # keeps the dtype: widening is _widen's job
+    array[idx] += delta
+    _set(t, array)
+
+
+def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from .console import make_console
+
+    console = make_console(out, no_color=no_color)
+    what = (f"{result.target} (the last backward() call)" if result.target
+            else "the unnamed tensor of the last backward() call")
+    console.print(f"gradients of {what} versus central differences")
+    table = Table(show_edge=True, header_style="bold")
+    for column in ("leaf", "shape", "max abs error", "max rel error", "eps", "verdict"):
+        table.add_column(column, justify="left" if column in ("leaf", "verdict") else "right")
+    for leaf in result.leaves:
+        verdict = Text("ok", style="ok") if leaf.ok else Text("FAIL", style="fail")
+        size = int(np.prod(leaf.shape)) if leaf.shape else 1
+        shape = shape_text(leaf.shape) + ("" if leaf.checked == size else f" ({leaf.checked} checked)")
+        table.add_row(leaf.name, shape, f"{leaf.report.max_abs_error:.2e}",
+                      f"{leaf.report.max_rel_error:.2e}", f"{leaf.eps:g}", verdict)
+    console.print(table)
+    skipped = sum(leaf.skipped for leaf in result.leaves)
+    if skipped:
+        console.print(Text(f"note: {skipped} element(s) skipped: at a kink (relu/abs/clamp at the "
+                           "edge, max ties) the rule picks one one-sided slope, and where the "
+                           "derivative is infinite there is nothing to compare.", style="dim"))
+    if not result.widened:
+        console.print(Text(
+            "warning: the program behaves differently in float64 (a dtype conversion or check), "
+            "so it was checked in its own dtypes; float32 central differences are unreliable, "
+            f"hence eps={result.leaves[0].eps if result.leaves else 0:g} and a loose tolerance.",
+            style="warn"))
+    if result.float32_gap is not None:
+        console.print(Text(
+            "warning: the program computes in float32 (about 7 significant digits), where central "
+            "differences would measure rounding noise, so the check ran on a float64 re-run. "
+            f"The program's float32 gradients differ from the float64 ones by up to "
+            f"{result.float32_gap:.1e} (relative)"
+            + ("; that is more than float32 rounding alone explains: consider float64."
+               if result.float32_gap > 1e-3 else "."), style="warn"))
+    failed = [leaf.name for leaf in result.leaves if not leaf.ok]
+    if failed:
+        console.print(Text(f"FAILED: {', '.join(failed)} (tolerance rtol={result.leaves[0].rtol:g}, "
+                           f"atol={result.leaves[0].atol:g}). "
+                           "A gradient path may be cut (detach(), .data, no_grad) or a rule is "
+                           "wrong.", style="fail"))
+    else:
+        console.print(Text(f"all {len(result.leaves)} leaves ok", style="ok"))
+
+
+def check_path(path: str, *, eps: float = 1e-6, no_color: bool = False,
+               out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+
+    def action() -> int:
+        result = check_source(load_source(path), eps=eps)
+        render_check(result, out, no_color=no_color)
+        return EXIT_OK if result.ok else EXIT_FAILED
+
+    return guarded(action, err)
+
+
+__all__ = ["check_source", "check_path", "render_check", "CheckResult", "LeafCheck",
+           "dtype_text"]

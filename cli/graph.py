@@ -1,0 +1,292 @@
+"""`autodiff graph`: the backward graph from a root tensor, as a tree, DOT, Mermaid or JSON.
+
+`build_graph(trace, root)` flattens the engine's nodes into `GraphNode`s (ids in
+depth-first order from the root); each format is a function of that list.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from typing import TextIO
+
+from autodiff.engine.autograd import AccumulateGrad, accumulate_node
+from autodiff.engine.tensor import Tensor
+
+from .names import Namer, dtype_text, shape_text
+from .outcome import EXIT_OK, ToolError, UsageError, guarded
+from .trace import Trace
+
+GRAPH_SCHEMA_ID = "autodiff.graph/1"
+FORMATS = ("tree", "dot", "mermaid", "json")
+TEXT_SUFFIXES = {".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".json": "json", ".txt": "tree"}
+RENDER_SUFFIXES = (".svg", ".png", ".pdf")
+
+
+@dataclass
+class GraphNode:
+    id: str
+    op: str  # grad_fn name, "AccumulateGrad" for a leaf
+    name: str | None  # the program's variable, when a top-level name holds this tensor
+    line: int | None  # line of that variable's first assignment
+    shape: list[int] | None
+    dtype: str | None
+    leaf: bool
+    inputs: list[str] = field(default_factory=list)  # ids, in next_functions order
+
+    def summary(self) -> str:
+        if self.shape is None:
+            return ""
+        return f"{shape_text(self.shape)} {self.dtype}"
+
+
+@dataclass
+class Graph:
+    file: str
+    root: str
+    nodes: list[GraphNode]
+
+
+def pick_root(trace: Trace, root: str | None) -> Tensor:
+    """`--root NAME`; else the last tensor passed to backward; else the last with a grad_fn."""
+    tensors = trace.tensors()
+    if root is not None:
+        if root not in tensors:
+            raise UsageError(f"--root {root}: no top-level tensor of that name "
+                             f"(tensors: {', '.join(tensors) or 'none'})")
+        t = tensors[root]
+        if not t.requires_grad:
+            raise UsageError(f"--root {root}: {root} does not require grad, so it has no graph")
+        return t
+    if trace.calls:
+        return trace.calls[-1].tensor
+    with_graph = [t for t in tensors.values() if t.grad_fn is not None]
+    if not with_graph:
+        raise UsageError("no tensor with a grad_fn to draw: the program builds no graph")
+    return with_graph[-1]
+
+
+def build_graph(trace: Trace, root: str | None = None) -> Graph:
+    tensor = pick_root(trace, root)
+    namer = Namer(trace)
+    start = tensor.grad_fn if tensor.grad_fn is not None else accumulate_node(tensor)
+    ids: dict[int, GraphNode] = {}
+    order: list[GraphNode] = []
+    # iterative depth-first walk (a .tg loop can build very long chains)
+    stack = [(start, list(tensor.shape), dtype_text(tensor.dtype))]
+    while stack:
+        node, shape, dtype = stack.pop()
+        if id(node) in ids:
+            continue
+        name = namer.name_of(node)
+        leaf = type(node) is AccumulateGrad
+        if leaf:
+            shape, dtype = list(node.variable.shape), dtype_text(node.variable.dtype)
+        g = GraphNode(f"n{len(order)}", "AccumulateGrad" if leaf else node.name(), name,
+                      trace.line_of(name), shape, dtype, leaf)
+        ids[id(node)] = g
+        order.append(g)
+        if leaf:
+            continue
+        pending = []
+        for i, (child, _) in enumerate(node.next_functions):
+            if child is None:
+                continue
+            shape_i, dtype_i = input_meta(node, i)
+            pending.append((child, shape_i, dtype_i))
+        stack.extend(reversed(pending))
+    _link(start, ids)
+    return Graph(trace.source.filename, order[0].id, order)
+
+
+def _link(start, ids: dict) -> None:
+    stack, seen = [start], {id(start)}
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            ids[id(node)].inputs.append(ids[id(child)].id)
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+
+
+def input_meta(node, i: int) -> tuple[list[int] | None, str | None]:
+    """Shape and dtype of a node's i-th input (the output of the node it points to)."""
+    meta = getattr(node, "meta", None)
+    if meta is not None:
+        item = meta[i]
+        shape, dt = item if item is not None else (None, None)
+    else:  # the engine's earlier layout
+        shape, dt = node.shapes[i], node.dtypes[i]
+    if shape is None:
+        return None, None
+    from autodiff.engine.dtypes import from_numpy
+
+    return list(shape), dtype_text(from_numpy(dt))
+
+
+# --- formats ----------------------------------------------------------------------------
+
+def node_lines(g: GraphNode) -> list[str]:
+    """The label lines every format shows: op, `name · line N`, `[shape] dtype`."""
+    lines = [g.op]
+    if g.name:
+        lines.append(f"{g.name} · line {g.line}" if g.line else g.name)
+    if g.shape is not None:
+        lines.append(g.summary())
+    return lines
+
+
+def to_dot(graph: Graph) -> str:
+    out = ["digraph autograd {", "  rankdir=TB;",
+           '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica"];',
+           '  edge [color="#555555"];']
+    for g in graph.nodes:
+        label = "\\n".join(_dot_escape(s) for s in node_lines(g))
+        extra = ', fillcolor="#e3f4e1"' if g.leaf else ""
+        out.append(f'  {g.id} [label="{label}"{extra}];')
+    for g in graph.nodes:
+        out.extend(f"  {g.id} -> {child};" for child in g.inputs)
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _dot_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def to_mermaid(graph: Graph) -> str:
+    out = ["flowchart TD"]
+    for g in graph.nodes:
+        label = "<br/>".join(s.replace('"', "#quot;") for s in node_lines(g))
+        shape = ('(["', '"])') if g.leaf else ('["', '"]')
+        out.append(f"  {g.id}{shape[0]}{label}{shape[1]}")
+    for g in graph.nodes:
+        out.extend(f"  {g.id} --> {child}" for child in g.inputs)
+    return "\n".join(out) + "\n"
+
+
+def to_json(graph: Graph) -> str:
+    document = {"schema": GRAPH_SCHEMA_ID, "file": graph.file, "root": graph.root,
+                "nodes": [asdict(g) for g in graph.nodes]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def tree_text(graph: Graph) -> str:
+    """The tree as plain text (what `-o graph.txt` writes)."""
+    import io
+
+    buffer = io.StringIO()
+    render_tree(graph, buffer, no_color=True)
+    return buffer.getvalue()
+
+
+def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
+    from rich.text import Text
+    from rich.tree import Tree
+
+    from .console import make_console
+
+    by_id = {g.id: g for g in graph.nodes}
+
+    def label(g: GraphNode, again: bool = False) -> Text:
+        text = Text()
+        if g.leaf:
+            text.append("AccumulateGrad", style="leaf")
+            text.append(" → ")
+            text.append(g.name or "(unnamed leaf)", style="name")
+            text.append(f" {g.summary()}")
+            if g.line:
+                text.append(f"  line {g.line}", style="dim")
+            if again:
+                text.append("  ↑ shown above", style="dim")
+            return text
+        text.append(g.op, style="op")
+        if g.name:
+            text.append(f"  {g.name}", style="name")
+            if g.line:
+                text.append(f" line {g.line}", style="dim")
+        text.append(f"  {g.summary()}")
+        if again:
+            text.append("  ↑ shown above", style="dim")
+        return text
+
+    root = by_id[graph.root]
+    tree = Tree(label(root))
+    drawn = {root.id}
+    stack = [(root, tree)]
+    while stack:
+        g, branch = stack.pop()
+        children = []
+        for child_id in g.inputs:
+            child = by_id[child_id]
+            if child_id in drawn:
+                branch.add(label(child, again=True))
+                continue
+            drawn.add(child_id)
+            children.append((child, branch.add(label(child))))
+        stack.extend(reversed(children))
+    make_console(out, no_color=no_color).print(tree)
+
+
+def render_graphviz(dot_text: str, suffix: str) -> bytes:
+    """`dot -Tsvg|png|pdf`; a clear message when Graphviz is not installed."""
+    exe = shutil.which("dot")
+    if exe is None:
+        raise ToolError(f"rendering {suffix} needs Graphviz's `dot`, which was not found: install "
+                        "the `graphviz` package (Debian/Ubuntu: apt-get install graphviz; macOS: "
+                        "brew install graphviz), or write .dot/.mmd/.json instead")
+    done = subprocess.run([exe, f"-T{suffix[1:]}"], input=dot_text.encode("utf-8"),
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        raise ToolError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+# --- the command --------------------------------------------------------------------------
+
+def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
+               output: str | None = None, no_color: bool = False,
+               out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """`autodiff graph`: run the program quietly, then draw its backward graph."""
+    import os
+    import sys
+
+    from .files import write_atomic
+    from .source import load_source
+    from .trace import trace_source
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+
+    def action() -> int:
+        if fmt not in FORMATS:
+            raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+        suffix = os.path.splitext(output)[1].lower() if output else None
+        if suffix is not None and suffix not in TEXT_SUFFIXES and suffix not in RENDER_SUFFIXES:
+            raise UsageError(f"-o {output}: the suffix must be one of "
+                             f"{', '.join([*RENDER_SUFFIXES, *TEXT_SUFFIXES])}")
+        trace = trace_source(load_source(path))
+        trace.raise_error()
+        graph = build_graph(trace, root)
+        if output is None:
+            if fmt == "tree":
+                render_tree(graph, out, no_color=no_color)
+            else:
+                out.write(_TEXT_WRITERS[fmt](graph))
+            return EXIT_OK
+        if suffix in RENDER_SUFFIXES:
+            write_atomic(output, render_graphviz(to_dot(graph), suffix))
+        else:
+            write_atomic(output, _TEXT_WRITERS[TEXT_SUFFIXES[suffix]](graph))
+        err.write(f"wrote {output} ({len(graph.nodes)} nodes)\n")
+        return EXIT_OK
+
+    return guarded(action, err)
+
+
+_TEXT_WRITERS = {"dot": to_dot, "mermaid": to_mermaid, "json": to_json, "tree": tree_text}

@@ -1,0 +1,163 @@
+"""`autodiff run`'s report: one entry per top-level tensor, as Rich text or versioned JSON.
+
+`build_report(trace)` makes plain dicts (the JSON document, schema in cli/schema.py);
+`render_report` draws them with Rich. The JSON carries the program's output instead
+of printing it, so stdout holds exactly one JSON document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TextIO
+
+from autodiff.engine.tensor import Tensor
+
+from .names import Namer, dtype_text, grad_of, shape_text
+from .outcome import UsageError
+from .trace import Trace
+
+RUN_SCHEMA_ID = "autodiff.run/1"
+
+
+def build_report(trace: Trace, show: list[str] | None = None) -> list[dict[str, Any]]:
+    """The report's entries, in order of first assignment (only `show` names when given)."""
+    tensors = trace.tensors()
+    if show:
+        unknown = [n for n in show if n not in tensors]
+        if unknown:
+            raise UsageError(f"--show {unknown[0]}: no top-level tensor of that name "
+                             f"(tensors: {', '.join(tensors) or 'none'})")
+        tensors = {n: tensors[n] for n in show}
+    namer = Namer(trace)
+    reached = {key for call in trace.calls for key in call.delivered}
+    return [_entry(name, t, trace, namer, reached) for name, t in tensors.items()]
+
+
+def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set) -> dict[str, Any]:
+    grad = grad_of(t)
+    return {
+        "name": name,
+        "line": trace.line_of(name),
+        "shape": list(t.shape),
+        "dtype": dtype_text(t.dtype),
+        "value": repr(t),
+        "requires_grad": bool(t.requires_grad),
+        "is_leaf": t.is_leaf,
+        "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
+        "chain": namer.chain(t) if t.requires_grad else None,
+        "grad": None if grad is None else repr(grad),
+        "grad_none_reason": None if grad is not None else why_no_grad(name, t, trace, reached),
+    }
+
+
+def why_no_grad(name: str, t: Tensor, trace: Trace, reached: set) -> str:
+    """One line saying why `t.grad` is None."""
+    if not t.is_leaf:
+        if t.retains_grad:
+            return "retain_grad() was called, but no backward pass reached it"
+        return (f"a non-leaf: PyTorch keeps a non-leaf's .grad only after {name}.retain_grad()")
+    if not t.requires_grad:
+        cut = _cut_by(trace.source.text, trace.line_of(name))
+        if cut:
+            return f"made by {cut}: cut from the graph, so it has no gradient"
+        return "does not require grad (requires_grad=False)"
+    if not trace.calls:
+        return "backward() was never called"
+    if id(t) in reached:
+        return f"reset by the program after backward ({name}.grad = None)"
+    if _cut_by(trace.source.text, None):
+        return ("not reached by any backward pass: not used by the output, or its path was "
+                "cut by detach()/.data/no_grad")
+    return "not used by the output backward() was called on"
+
+
+_NO_GRAD = re.compile(r"^(\s*)with\s+torch\.(no_grad\(\)|set_grad_enabled\(\s*False\s*\))")
+
+
+def _cut_by(text: str, line: int | None) -> str | None:
+    """`detach()`, `.data` or `no_grad` when that line (any line, for None) makes one."""
+    lines = text.split("\n")
+    candidates = range(len(lines)) if line is None else [line - 1]
+    for i in candidates:
+        if not 0 <= i < len(lines):
+            continue
+        code = lines[i].split("#", 1)[0]
+        if ".detach(" in code:
+            return "detach()"
+        if re.search(r"\.data\b", code):
+            return ".data"
+        if line is None and _NO_GRAD.match(code):
+            return "no_grad"
+        indent = len(code) - len(code.lstrip())
+        for j in range(i - 1, -1, -1):  # an enclosing `with torch.no_grad():`
+            above = lines[j].split("#", 1)[0]
+            if not above.strip():
+                continue
+            depth = len(above) - len(above.lstrip())
+            if depth < indent:
+                if _NO_GRAD.match(above):
+                    return "an op under torch.no_grad()"
+                indent = depth
+            if depth == 0:
+                break
+    return None
+
+
+def report_document(trace: Trace, entries: list[dict[str, Any]], exit_code: int) -> dict:
+    error = trace.error
+    return {
+        "schema": RUN_SCHEMA_ID,
+        "file": trace.source.filename,
+        "exit_code": exit_code,
+        "output": trace.output,
+        "error": None if error is None else {
+            "class": error.error_class, "message": error.message,
+            "line": error.line, "col": error.col},
+        "backward_calls": len(trace.calls),
+        "tensors": entries,
+    }
+
+
+def write_json(document: dict, out: TextIO) -> None:
+    out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool = False) -> None:
+    from rich.text import Text
+
+    from .console import make_console
+
+    if not entries:
+        return
+    console = make_console(out, no_color=no_color)
+    console.print()
+    console.rule(Text("tensors", style="bold"), style="dim")
+    for e in entries:
+        head = Text()
+        head.append(e["name"], style="name")
+        if e["line"]:
+            head.append(f"  line {e['line']}", style="dim")
+        head.append(f"  {shape_text(e['shape'])} {e['dtype']}  ")
+        if e["is_leaf"]:
+            head.append("leaf" + (", requires_grad" if e["requires_grad"] else ""), style="leaf")
+        else:
+            head.append(f"grad_fn={e['grad_fn']}", style="op")
+        console.print(head)
+        if e["chain"] and not e["is_leaf"]:
+            _field(console, "chain", e["chain"], "op")
+        _field(console, "value", e["value"], "value")
+        if e["grad"] is not None:
+            _field(console, "grad", e["grad"], "value")
+        else:
+            _field(console, "grad", f"None: {e['grad_none_reason']}", "dim")
+
+
+def _field(console, label: str, text: str, style: str) -> None:
+    from rich.text import Text
+
+    pad = " " * 9
+    body = text.replace("\n", "\n" + pad)
+    line = Text(f"  {label:<6} ", style="dim")
+    line.append(body, style=style)
+    console.print(line)

@@ -1,0 +1,52 @@
+"""Reading a program's text: a file, or standard input for '-'."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+
+
+@dataclass
+class LoadedSource:
+    text: str
+    filename: str
+
+
+def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:
+    """Read a program file (or stdin for '-') as text, or raise a positioned TgError."""
+    if path == "-":
+        stream = stdin or sys.stdin
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+        filename = "<stdin>"
+    else:
+        filename = path
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            raise _file_error(path, "No such file or directory") from None
+        except IsADirectoryError:
+            raise _file_error(path, "Is a directory") from None
+        except PermissionError:
+            raise _file_error(path, "Permission denied") from None
+        except OSError as exc:
+            raise _file_error(path, exc.strerror or str(exc)) from None
+    if b"\x00" in data:
+        raise _file_error(filename, "source code cannot contain null bytes", "SyntaxError")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise TgError("SyntaxError",
+                      f"(unicode error) 'utf-8' codec can't decode byte {data[exc.start]:#04x} "
+                      f"in position {exc.start}: {exc.reason}",
+                      filename=filename, line=line, col=1) from None
+    return LoadedSource(text.replace("\r\n", "\n").replace("\r", "\n"), filename)
+
+
+def _file_error(path: str, reason: str, error_class: str = "OSError") -> TgError:
+    return TgError(error_class, f"can't open file '{path}': {reason}" if error_class == "OSError"
+                   else reason, filename=path, line=0, col=0, exit_code=EXIT_SYNTAX)

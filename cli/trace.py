@@ -1,0 +1,162 @@
+"""Run a program while watching the engine: every created tensor and every backward call.
+
+`trace_source` is what every view (report, graph, check, explain) builds on. It
+uses the engine's observer hooks (CreationObserver, BackwardObserver) and wraps
+`Tensor.backward` for the duration of the run to learn which tensor each
+backward pass starts from (see /tmp/autodiff-bugs/cli.md: a "pass started" hook
+in the engine would replace `_watch_backward`).
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, TextIO
+
+import numpy as np
+
+from autodiff.engine.api import CreationObserver, manual_seed
+from autodiff.engine.autograd import AccumulateGrad, BackwardObserver
+from autodiff.engine.tensor import Tensor
+from autodiff.parser.diagnostics import TgError
+
+from .outcome import ProgramError
+from .source import LoadedSource
+
+
+@dataclass
+class Step:
+    """One node the engine ran: the gradient arriving and the rule's gradients per input
+    (before they are summed to each input's shape); grads_out is None for AccumulateGrad."""
+
+    node: Any
+    grad_in: np.ndarray
+    grads_out: list | None
+
+
+@dataclass
+class BackwardCall:
+    tensor: Tensor
+    value: np.ndarray  # the tensor's value when backward was called
+    seed: np.ndarray  # the gradient backward started from (ones for a scalar)
+    explicit_seed: bool
+    create_graph: bool
+    delivered: dict = field(default_factory=dict)  # id(leaf) -> gradient this call added
+    steps: list[Step] = field(default_factory=list)
+
+
+@dataclass
+class Trace:
+    source: LoadedSource
+    globals: dict[str, Any]
+    assigned_lines: dict[str, int]
+    created: list[Tensor]
+    calls: list[BackwardCall]
+    error: TgError | None
+    output: str = ""
+
+    def tensors(self) -> dict[str, Tensor]:
+        """Top-level names bound to tensors, in order of first assignment."""
+        return {n: v for n, v in self.globals.items() if type(v) is Tensor}
+
+    def tensor_names(self) -> dict[int, str]:
+        names: dict[int, str] = {}
+        for name, t in self.tensors().items():
+            names.setdefault(id(t), name)
+        return names
+
+    def node_names(self) -> dict[int, str]:
+        """id(grad_fn node) -> the name of the tensor it made (AccumulateGrad: its leaf)."""
+        names: dict[int, str] = {}
+        for name, t in self.tensors().items():
+            if t.grad_fn is not None:
+                names.setdefault(id(t.grad_fn), name)
+        return names
+
+    def line_of(self, name: str | None) -> int | None:
+        return self.assigned_lines.get(name) if name else None
+
+    def raise_error(self) -> None:
+        if self.error is not None:
+            raise ProgramError(self.error, self.source.text)
+
+
+def trace_source(source: LoadedSource, *, out: TextIO | None = None, record_steps: bool = False,
+                 on_create: Callable[[int, Tensor], None] | None = None,
+                 after_backward: Callable[[int], None] | None = None,
+                 reseed: bool = False, seeds: dict[int, np.ndarray] | None = None) -> Trace:
+    """Run `source`, printing to `out` (captured into Trace.output when None)."""
+    from autodiff.interpreter import run_source
+
+    capture = out is None
+    stream = io.StringIO() if capture else out
+    trace = Trace(source, {}, {}, [], [], None)
+    if reseed:  # re-runs must draw the same random numbers as the first run
+        manual_seed(0)
+
+    def created(t: Tensor) -> None:
+        if on_create is not None:
+            on_create(len(trace.created), t)
+        trace.created.append(t)
+
+    with _observers(trace, created, record_steps, after_backward, seeds or {}):
+        result = run_source(source.text, source.filename, out=stream)
+    trace.globals = result.globals
+    trace.assigned_lines = result.assigned_lines
+    trace.error = result.error
+    if capture:
+        trace.output = stream.getvalue()
+    return trace
+
+
+def _array(g) -> np.ndarray:
+    return np.array(g.array if type(g) is Tensor else g, copy=True)
+
+
+@contextmanager
+def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict):
+    current: list[BackwardCall | None] = [None]
+
+    def observe(node, grad_in, grads_out) -> None:
+        call = current[0]
+        if call is None:  # a torch.autograd.grad pass: not a backward call
+            return
+        if type(node) is AccumulateGrad:
+            v = node.variable
+            previous = call.delivered.get(id(v))
+            g = _array(grad_in)
+            call.delivered[id(v)] = (v, g if previous is None else previous[1] + g)
+        if record_steps:
+            outs = None if grads_out is None else [None if o is None else _array(o)
+                                                   for o in grads_out]
+            call.steps.append(Step(node, _array(grad_in), outs))
+
+    original = Tensor.backward
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if len(trace.calls) in seeds:  # `autodiff explain` builds J row by row this way
+            gradient = Tensor._wrap(np.asarray(seeds[len(trace.calls)], dtype=self.array.dtype))
+        if gradient is None:
+            seed = np.ones_like(self.array)
+        else:
+            seed = np.array(gradient.array if type(gradient) is Tensor else gradient,
+                            dtype=self.array.dtype)
+        call = BackwardCall(self, np.array(self.array, copy=True), seed, gradient is not None, create_graph)
+        trace.calls.append(call)
+        current[0] = call
+        try:
+            original(self, gradient, retain_graph, create_graph, inputs)
+        finally:
+            current[0] = None
+        if after_backward is not None:
+            after_backward(len(trace.calls))
+
+    saved = (Tensor.backward, BackwardObserver.current, CreationObserver.current)
+    Tensor.backward = backward
+    BackwardObserver.current = observe
+    CreationObserver.current = created
+    try:
+        yield
+    finally:
+        Tensor.backward, BackwardObserver.current, CreationObserver.current = saved

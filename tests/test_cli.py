@@ -1,0 +1,267 @@
+"""The CLI through the installed console script, and its library functions directly.
+
+Goldens in tests/cli_goldens/ were made by the commands themselves and reviewed by
+eye; regenerate with UPDATE_CLI_GOLDENS=1 python -m pytest tests/test_cli.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autodiff.cli.check import check_source
+from autodiff.cli.explain import explain_lines
+from autodiff.cli.repl import Session
+from autodiff.cli.run import run_path
+from autodiff.cli.schema import GRAPH_SCHEMA, RUN_SCHEMA, validate
+from autodiff.cli.source import LoadedSource
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+GOLDENS = Path(__file__).resolve().parent / "cli_goldens"
+EXE = shutil.which("autodiff")
+GOLDEN_SAMPLES = ["seed_scalar_derivative", "seed_jacobian_vector", "d2l_detach", "retain_grad",
+                  "train_linreg_sgd", "graph_grad_fn"]
+VIEWS = {  # golden suffix -> command line after `autodiff`
+    "run.txt": ["run"], "run.json": ["run", "--json"], "tree.txt": ["graph"],
+    "dot": ["graph", "-f", "dot"], "mmd": ["graph", "-f", "mermaid"],
+    "graph.json": ["graph", "-f", "json"],
+}
+ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+
+pytestmark = pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+
+
+def addresses(text: str) -> str:
+    return re.sub(r"0x[0-9a-f]+", "0xADDR", text)
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([EXE, *args], capture_output=True, text=True, env=ENV, cwd=ROOT,
+                          input=stdin, timeout=120)
+
+
+def source(text: str) -> LoadedSource:
+    return LoadedSource(text, "prog.tg")
+
+
+@pytest.mark.parametrize("suffix", list(VIEWS))
+@pytest.mark.parametrize("sample", GOLDEN_SAMPLES)
+def test_golden_views(sample: str, suffix: str) -> None:
+    done = cli(*VIEWS[suffix], f"samples/{sample}.tg")
+    assert done.returncode == 0, done.stderr
+    golden = GOLDENS / f"{sample}.{suffix}"
+    if os.environ.get("UPDATE_CLI_GOLDENS"):
+        golden.write_text(addresses(done.stdout))
+    assert addresses(done.stdout) == golden.read_text()
+
+
+def test_quiet_is_exactly_the_program_output() -> None:
+    for sample in GOLDEN_SAMPLES:
+        done = cli("run", "--quiet", f"samples/{sample}.tg")
+        assert addresses(done.stdout) == (ROOT / "tests" / "goldens" / f"{sample}.out").read_text()
+
+
+def test_quiet_does_not_import_rich() -> None:
+    code = ("import sys; sys.argv = ['autodiff', 'run', '--quiet', 'samples/seed_square_grad.tg']\n"
+            "from autodiff.cli.main import app\n"
+            "try:\n    app()\nexcept SystemExit:\n    pass\n"
+            "assert 'rich' not in sys.modules, 'rich was imported'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("sample", GOLDEN_SAMPLES)
+def test_json_documents_follow_their_schemas(sample: str) -> None:
+    run_doc = json.loads(cli("run", "--json", f"samples/{sample}.tg").stdout)
+    assert validate(run_doc, RUN_SCHEMA) == []
+    graph_doc = json.loads(cli("graph", "-f", "json", f"samples/{sample}.tg").stdout)
+    assert validate(graph_doc, GRAPH_SCHEMA) == []
+    ids = {n["id"] for n in graph_doc["nodes"]}
+    assert all(i in ids for n in graph_doc["nodes"] for i in n["inputs"])
+
+
+def test_validator_rejects_a_broken_document() -> None:
+    assert validate({"schema": "autodiff.run/2"}, RUN_SCHEMA)
+
+
+def test_exit_codes() -> None:
+    assert cli("run", "samples/backward_twice_error.tg").returncode == 1
+    assert cli("run", "missing.tg").returncode == 2
+    assert cli("run", "-", stdin="x = (\n").returncode == 2
+    assert cli("run", "--bogus", "x.tg").returncode == 2
+    assert cli("graph", "--root", "nope", "samples/retain_grad.tg").returncode == 2
+    assert cli("graph", "-o", "g.xyz", "samples/retain_grad.tg").returncode == 2
+
+
+def test_program_error_keeps_output_and_shows_caret() -> None:
+    done = cli("run", "samples/backward_twice_error.tg")
+    assert done.stdout.startswith((ROOT / "tests/goldens/backward_twice_error.out").read_text())
+    assert "RuntimeError: Trying to backward through the graph a second time" in done.stderr
+    assert "^" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "graph", "check", "explain", "repl"])
+def test_help_shows_an_example(command: str) -> None:
+    done = cli(command, "--help")
+    assert done.returncode == 0 and "Example: autodiff" in done.stdout
+
+
+def test_run_show_and_grad_reasons() -> None:
+    out = io.StringIO()
+    assert run_path(str(SAMPLES / "d2l_detach.tg"), out=out, show=["u", "y"], no_color=True) == 0
+    text = out.getvalue().split("tensors")[1]
+    assert "u  line 5" in text and "made by detach()" in text
+    assert "a non-leaf: PyTorch keeps a non-leaf's .grad only after y.retain_grad()" in text
+    assert "\nx " not in text
+
+
+def test_chain_names_the_program_variables() -> None:
+    out = io.StringIO()
+    prog = ROOT / "tests" / "cli_goldens" / "chain.tg"
+    assert run_path(str(prog), out=out, no_color=True) == 0
+    assert "out = MeanBackward0 ← z = MulBackward0 ← y = AddBackward0 ← x (leaf)" in out.getvalue()
+
+
+def test_svg_rendering_holds_every_label(tmp_path: Path) -> None:
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    target = tmp_path / "g.svg"
+    done = cli("graph", "samples/train_linreg_sgd.tg", "-o", str(target))
+    assert done.returncode == 0, done.stderr
+    svg = target.read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and svg.rstrip().endswith("</svg>")
+    import xml.dom.minidom
+
+    xml.dom.minidom.parseString(svg)  # well-formed
+    graph = json.loads(cli("graph", "-f", "json", "samples/train_linreg_sgd.tg").stdout)
+    for node in graph["nodes"]:
+        assert node["op"] in svg
+        if node["name"]:
+            assert f"{node['name']} · line {node['line']}" in svg
+
+
+def test_missing_graphviz_is_a_clear_message(tmp_path: Path) -> None:
+    env = {**ENV, "PATH": str(Path(EXE).parent)}  # the script's folder only: no dot
+    done = subprocess.run([EXE, "graph", "samples/retain_grad.tg", "-o", str(tmp_path / "g.png")],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 1 and "graphviz" in done.stderr.lower()
+    assert not (tmp_path / "g.png").exists()
+
+
+def test_text_outputs_are_written_atomically(tmp_path: Path) -> None:
+    for suffix in (".dot", ".mmd", ".json", ".txt"):
+        target = tmp_path / f"g{suffix}"
+        assert cli("graph", "samples/retain_grad.tg", "-o", str(target)).returncode == 0
+        assert target.read_text().strip()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".autodiff-")] == []
+
+
+# --- check -----------------------------------------------------------------------------
+
+BACKWARD_SAMPLES = sorted(  # samples that call backward and run to the end (no .err golden)
+    p.stem for p in SAMPLES.glob("*.tg")
+    if "backward(" in p.read_text() and not (ROOT / "tests" / "goldens" / f"{p.stem}.err").exists())
+
+
+@pytest.mark.parametrize("sample", BACKWARD_SAMPLES)
+def test_check_passes_on_samples_that_call_backward(sample: str) -> None:
+    done = cli("check", f"samples/{sample}.tg")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+DETACHED = """x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * x.detach()
+loss = y.sum()
+loss.backward()
+"""
+
+
+def test_check_fails_on_a_hidden_detach() -> None:
+    bad = check_source(source(DETACHED))
+    good = check_source(source(DETACHED.replace("x.detach()", "x")))
+    assert good.ok and not bad.ok
+    assert bad.leaves[0].report.max_abs_error == pytest.approx(3.0, rel=1e-6)  # x=3: 6 vs 3
+
+
+def test_check_exits_1_on_failure(tmp_path: Path) -> None:
+    prog = tmp_path / "bad.tg"
+    prog.write_text(DETACHED)
+    done = cli("check", str(prog))
+    assert done.returncode == 1 and "FAIL" in done.stdout
+
+
+# --- explain: values derived by hand ---------------------------------------------------------
+
+def test_explain_seed_scalar_derivative() -> None:
+    # y = 2x² + b at x = 2: dy/d(2x²) = 1, d(2p)/dp = 2, d(x²)/dx = 2x = 4, so x.grad = 8
+    text = "\n".join(explain_lines(source((SAMPLES / "seed_scalar_derivative.tg").read_text())))
+    assert "seed: ∂y/∂y = tensor(1.)" in text
+    assert "MulBackward0: ∂(a·b)/∂a = b: g·b\n        sends tensor(2.)" in text
+    assert "PowBackward0: ∂(aⁿ)/∂a = n·aⁿ⁻¹" in text
+    assert text.rstrip().endswith("x.grad += tensor(8.)")
+
+
+def test_explain_seed_jacobian_vector() -> None:
+    # y = x·2¹⁰ (ten doublings), so J = 1024·I and vᵀJ = 1024·v = [102.4, 1024, 0.1024]
+    text = "\n".join(explain_lines(source((SAMPLES / "seed_jacobian_vector.tg").read_text())))
+    assert "J = ∂y/∂x [3, 3] =" in text
+    assert "tensor([[1024.,    0.,    0.]," in text
+    assert "v = tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])" in text
+    assert "vᵀJ = tensor([1.0240e+02, 1.0240e+03, 1.0240e-01])" in text
+    assert sum(line.startswith("[") and "MulBackward0:" in line for line in text.split("\n")) == 10
+    assert text.rstrip().endswith("x.grad += tensor([1.0240e+02, 1.0240e+03, 1.0240e-01])")
+
+
+def test_explain_broadcast_sum() -> None:
+    # (x + b).sum() with x [2, 2], b [2]: b's gradient sums the ones over dim 0 -> [2, 2]
+    prog = ("x = torch.ones(2, 2, requires_grad=True)\nb = torch.ones(2, requires_grad=True)\n"
+            "y = (x + b).sum()\ny.backward()\n")
+    text = "\n".join(explain_lines(source(prog)))
+    assert "broadcast: summed from [2, 2] to [2] = tensor([2., 2.])" in text
+    assert "b.grad += tensor([2., 2.])" in text
+
+
+def test_explain_seed_square_grad() -> None:
+    # y = x² at x = [2.]: one element, so backward() seeds [1.]; 2x·g = [4.]
+    text = "\n".join(explain_lines(source((SAMPLES / "seed_square_grad.tg").read_text())))
+    assert "seed: ∂y/∂y = tensor([1.])" in text
+    assert "sends tensor([4.])" in text
+    assert text.rstrip().endswith("x.grad += tensor([4.])")
+
+
+# --- repl ---------------------------------------------------------------------------------
+
+def test_repl_prints_expression_values_and_keeps_state() -> None:
+    s = Session()
+    assert s.submit("x = torch.tensor([1.0, 2.0], requires_grad=True)") == ("", "")
+    assert s.submit("x * 2")[0] == "tensor([2., 4.], grad_fn=<MulBackward0>)\n"
+    assert s.submit("for i in range(2):\n    print(i)")[0] == "0\n1\n"
+    assert s.submit("(x ** 2).sum().backward()") == ("", "")
+    assert s.submit("x.grad")[0] == "tensor([2., 4.])\n"
+    out, err = s.submit("nope + 1")
+    assert out == "" and "1:1: NameError: name 'nope' is not defined" in err
+    assert "    nope + 1\n    ^^^^" in err
+    assert s.submit("None") == ("", "")
+
+
+def test_repl_through_the_console_script() -> None:
+    done = cli("repl", stdin="x = torch.ones(2)\nx + 1\n")
+    assert done.returncode == 0
+    assert "tensor([2., 2.])" in done.stdout
+
+
+def test_interrupt_exits_130_without_traceback() -> None:
+    code = ("import io, sys\nfrom autodiff.cli.outcome import guarded\n"
+            "def boom():\n    raise KeyboardInterrupt\n"
+            "sys.exit(guarded(boom, sys.stderr))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 130 and "Traceback" not in done.stderr
