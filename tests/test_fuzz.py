@@ -1,0 +1,33 @@
+"""A short, bounded fuzz run on every CI run (the long campaign is tests/fuzz_campaign.py)."""
+
+import random
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzzgen import check_invariant, fuzz_input
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False))
+def test_any_input_keeps_the_invariant(rng):
+    text = fuzz_input(rng)
+    problem = check_invariant(text)
+    assert problem is None, f"{problem}\n--- input ---\n{text}"
+
+
+@pytest.mark.skipif(shutil.which("autodiff") is None, reason="console script not installed")
+def test_console_script_never_shows_a_traceback(tmp_path):
+    rng = random.Random(11)
+    for index in range(15):
+        path = tmp_path / f"case{index}.tg"
+        path.write_text(fuzz_input(rng), errors="surrogateescape")
+        proc = subprocess.run(["autodiff", "run", "--quiet", str(path)], capture_output=True,
+                              timeout=60)
+        assert proc.returncode in (0, 1, 2), (proc.returncode, path.read_text())
+        assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+        proc.stdout.decode("utf-8")  # valid UTF-8
