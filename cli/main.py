@@ -24,6 +24,11 @@ File = Annotated[str, typer.Argument(help="The .tg program; '-' reads standard i
                                      metavar="FILE")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour "
                                        "(also when NO_COLOR is set or output is piped).")]
+MaxMemory = Annotated[Optional[str], typer.Option(
+    "--max-memory", metavar="SIZE", help="Largest tensor a program may create, e.g. 512M or "
+                                         "2G (default: a quarter of this machine's memory).")]
+Timeout = Annotated[Optional[float], typer.Option(
+    "--timeout", metavar="SECONDS", help="Stop the program after this many seconds.")]
 Root = Annotated[Optional[str], typer.Option(
     "--root", help="Start from this top-level tensor (default: the tensor last passed to "
                    "backward, else the last one assigned with a grad_fn).", metavar="NAME")]
@@ -58,14 +63,18 @@ def run(
     json: Annotated[bool, typer.Option("--json", help="One JSON document (schema "
                                        "autodiff.run/1, see docs/json-schema.md) instead.")] = False,
     no_color: NoColor = False,
+    max_memory: MaxMemory = None,
+    timeout: Timeout = None,
 ) -> None:
     """Run a program, print what PyTorch would print, then report on every tensor.
 
     Example: autodiff run samples/seed_scalar_derivative.tg --show x
     """
+    from .limits import RunLimits
     from .run import run_path
 
-    raise typer.Exit(run_path(file, quiet=quiet, show=show, as_json=json, no_color=no_color))
+    raise typer.Exit(run_path(file, quiet=quiet, show=show, as_json=json, no_color=no_color,
+                              limits=RunLimits(max_memory, timeout, whole_process=True)))
 
 
 @app.command()

@@ -15,8 +15,10 @@ EXIT_OK = 0
 EXIT_FAILED = 1  # a program error, a failed check, a missing tool
 EXIT_USAGE = EXIT_SYNTAX  # bad command line or syntax error, as click uses 2 for usage errors
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 
-__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_RUNTIME",
+__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED",
+           "EXIT_RUNTIME", "Terminated",
            "ProgramError", "UsageError", "ToolError", "describe", "guarded"]
 
 
@@ -42,8 +44,21 @@ def describe(error: TgError, source: str | None) -> str:
     return error.render(source) if source is not None else error.headline()
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: end like Ctrl-C does, with a one-line message."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def guarded(action: Callable[[], int], err: TextIO) -> int:
     """Run `action` and turn every expected failure into a message on `err` and a code."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         return action()
     except ProgramError as exc:
@@ -61,3 +76,23 @@ def guarded(action: Callable[[], int], err: TextIO) -> int:
     except KeyboardInterrupt:
         err.write("autodiff: interrupted\n")
         return EXIT_INTERRUPTED
+    except Terminated:
+        err.write("autodiff: terminated\n")
+        return EXIT_TERMINATED
+    except MemoryError as exc:  # the address-space cap, outside any program line
+        err.write(f"autodiff: MemoryError: {exc or 'out of memory'}\n")
+        return EXIT_FAILED
+    except BrokenPipeError:  # `autodiff run x | head`: the reader left; stop quietly
+        _silence_stdout()
+        return EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from .limits import RunLimits, applied
 from .outcome import EXIT_INTERRUPTED, EXIT_OK, ProgramError, guarded
 from .source import LoadedSource, load_source
 
@@ -18,27 +19,28 @@ __all__ = ["run_path", "load_source", "LoadedSource", "EXIT_OK", "EXIT_INTERRUPT
 
 def run_path(path: str, *, quiet: bool = False, out: TextIO | None = None,
              err: TextIO | None = None, show: list[str] | None = None, as_json: bool = False,
-             no_color: bool = False) -> int:
+             no_color: bool = False, limits: RunLimits | None = None) -> int:
     """Run the program at `path` and return the process exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
 
     def action() -> int:
         source = load_source(path)
-        if quiet and not as_json:
-            return _run_quiet(source, out)
-        return _run_reported(source, out, show, as_json, no_color)
+        try:
+            with applied(limits):
+                if quiet and not as_json:
+                    return _run_quiet(source, out, err)
+                return _run_reported(source, out, show, as_json, no_color)
+        finally:
+            out.flush()  # what the program printed is kept, whatever stopped it
 
-    try:
-        return guarded(action, err)
-    finally:
-        out.flush()
+    return guarded(action, err)
 
 
-def _run_quiet(source: LoadedSource, out: TextIO) -> int:
+def _run_quiet(source: LoadedSource, out: TextIO, err: TextIO) -> int:
     from autodiff.interpreter import run_source
 
-    result = run_source(source.text, source.filename, out=out)
+    result = run_source(source.text, source.filename, out=out, err=err)
     out.flush()
     if result.error is not None:
         raise ProgramError(result.error, source.text)

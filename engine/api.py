@@ -251,6 +251,7 @@ _ATTRIBUTES = {"shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", 
                "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
                "requires_grad_", "retain_grad", "retains_grad", "zero_"}
 Tensor._tg_public = frozenset(_METHODS) | frozenset(_ATTRIBUTES)
+Tensor._tg_writable = frozenset({"requires_grad", "grad", "data"})
 
 
 # --- namespaces ------------------------------------------------------------------------------

@@ -91,8 +91,13 @@ def _class_names(kind: type) -> set:
 
 
 def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> None:
-    if name.startswith("_") or not policy(obj, name) or type(obj) in BUILTIN_PUBLIC:
-        raise refuse(obj, name, writing=True)
+    """Writes are rarer than reads: only names a class lists in `_tg_writable` (a tensor's
+    `requires_grad`, `grad`, `data`). Namespaces such as `torch` stay read-only, so one
+    program cannot change what the next one sees."""
+    writable = getattr(type(obj), "_tg_writable", None)
+    if name.startswith("_") or not policy(obj, name) or writable is None or name not in writable:
+        if policy is not permissive_policy or name.startswith("_"):
+            raise refuse(obj, name, writing=True)
     setattr(obj, name, value)
 
 

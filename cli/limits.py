@@ -1,0 +1,70 @@
+"""The resource limits of a run (`--max-memory`, `--timeout`), applied in one place."""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .outcome import UsageError
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_ADDRESS_SPACE_SLACK = 2 << 30  # code, heap and thread stacks beyond the largest tensor
+
+
+def parse_size(text: str) -> int:
+    """'512M', '2G', '1.5g', '100000' -> bytes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not match:
+        raise UsageError(f"--max-memory: expected a size such as 512M or 2G, got {text!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+@dataclass
+class RunLimits:
+    """What `--max-memory` and `--timeout` said; checked when applied (inside `guarded`, so
+    a bad value is a usage message, not a traceback)."""
+
+    max_memory: int | str | None = None  # bytes for one tensor, or text such as "512M"
+    timeout: float | None = None  # seconds of wall time; None for no limit
+    # also cap the whole process's address space (only for a process that runs one program,
+    # i.e. the console script, never inside a test runner)
+    whole_process: bool = False
+
+
+@contextmanager
+def applied(limits: RunLimits | None):
+    """Apply `limits` while the block runs: the engine's tensor limit, the time limit, and
+    (for a whole process) an address-space cap so no program can eat the machine."""
+    from autodiff.engine.limits import MemoryLimit
+    from autodiff.interpreter.deadline import Deadline
+
+    limits = limits or RunLimits()
+    max_memory = limits.max_memory
+    if isinstance(max_memory, str):
+        max_memory = parse_size(max_memory)
+    if limits.timeout is not None and limits.timeout <= 0:
+        raise UsageError("--timeout: expected a positive number of seconds")
+    previous = MemoryLimit.max_bytes
+    if max_memory is not None:
+        MemoryLimit.max_bytes = max_memory
+    if limits.whole_process and MemoryLimit.max_bytes:
+        _cap_address_space(MemoryLimit.max_bytes + _ADDRESS_SPACE_SLACK)
+    try:
+        with Deadline(limits.timeout):
+            yield
+    finally:
+        MemoryLimit.max_bytes = previous
+
+
+def _cap_address_space(limit: int) -> None:
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        if soft == resource.RLIM_INFINITY or soft > limit:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # a platform without rlimits keeps the per-tensor check only

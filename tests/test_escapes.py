@@ -1,0 +1,87 @@
+"""The escape suite: every attempt to reach host Python from a .tg program is refused.
+
+Each entry runs against the real engine; it must stop with a clear diagnostic (no
+traceback of ours), and none may leave a trace on the machine.
+"""
+
+import io
+
+import pytest
+
+from autodiff.interpreter import run_source
+
+T = "t = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (t * t).sum()\n"
+
+DUNDER_CHAINS = [
+    "t.__class__", "t.__class__.__mro__", "t.__dict__", "t.__init__.__globals__",
+    "y.grad_fn.__class__", "y.grad_fn.__init__", "y.grad_fn.next_functions[0][0].__class__",
+    "y.grad_fn.next_functions[0][0].variable.__class__", "t.dtype.__class__", "t.shape.__class__",
+    "t.backward.__func__", "t.backward.__globals__", "t.sum.__self__", "torch.__dict__",
+    "torch.tensor.__globals__", "torch.autograd.__dict__", "torch.Tensor.__subclasses__",
+    "torch.Tensor.__mro__", "torch.nn.__class__", "math.__dict__", "math.sqrt.__self__",
+    "print.__self__", "len.__module__", "range(3).__class__", "range.__subclasses__",
+    "[].__class__.__base__", "().__class__", "''.__class__.__mro__", "'a'.join.__self__",
+    "(1).__class__", "(1.5).__class__", "True.__class__", "None.__class__",
+    "f.__globals__", "f.__code__", "f.__closure__", "f.__builtins__", "f.__defaults__",
+    "isinstance.__self__", "str.__dict__", "list.__dict__", "t._version", "t._grad", "t.array",
+    "y.grad_fn.op", "y.grad_fn.saved", "y.grad_fn.params", "t.dtype.np", "t.storage",
+    "str.format", "t.__reduce__", "t.__reduce_ex__(2)", "t.__getattribute__('array')",
+    "torch.Tensor._wrap", "torch.tensor.__code__", "(t.sum).__func__",
+]
+FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "exec('x = 1')",
+                   "compile('1', 'f', 'eval')", "open('/etc/passwd')", "__import__('os')",
+                   "globals()", "vars()", "locals()", "type(t)", "dir(t)", "input()",
+                   "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
+                   "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "hasattr(t, 'x')",
+                   "classmethod(len)", "staticmethod(len)", "property()", "id(t)", "hash(t)"]
+IMPORTS = ["import os", "import sys", "import subprocess", "import numpy", "import numpy as np",
+           "import torch.utils", "import builtins", "from os import system",
+           "from torch import tensor", "import importlib", "import torch.nn.functional.os",
+           "import math as os\nimport os"]
+FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)",
+                  "'{0[0].__class__}'.format([t])", "'{x.__class__}'.format(x=t)",
+                  "f'{t.__class__}'", "f'{y.grad_fn.__class__.__mro__}'",
+                  "f'{t.array}'", "'{0.array}'.format(t)"]
+TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
+            "torch.utils", "torch.ops", "torch.numpy()", "t.numpy()", "torch.hub",
+            "torch.set_printoptions(precision=10)", "torch.compile(f)", "torch.jit"]
+ASSIGNMENTS = ["t.__class__ = int", "t.array = 1", "y.grad_fn.op = None", "torch.tensor = len",
+               "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len"]
+
+ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
+            + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
+            + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS])
+
+
+def _as_statement(attempt: str) -> str:
+    prelude = "import math\ndef f(a):\n    return a\n" + T
+    if attempt.startswith(("import ", "from ")) or " = " in attempt:
+        return prelude + attempt + "\n"
+    return prelude + f"print({attempt})\n"
+
+
+@pytest.mark.parametrize("kind,attempt", ATTEMPTS, ids=[f"{k}:{a}" for k, a in ATTEMPTS])
+def test_escape_attempt_is_refused(kind, attempt, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = _as_statement(attempt)
+    out = io.StringIO()
+    result = run_source(source, "escape.tg", out=out, err=io.StringIO())
+    assert result.error is not None, f"not refused: {attempt!r} printed {out.getvalue()!r}"
+    assert result.error.error_class in {"AttributeError", "NameError", "ValueError",
+                                        "SyntaxError", "ImportError", "TypeError"}
+    rendered = result.error.render(source)
+    assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
+    assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+def test_the_suite_is_large():
+    assert len(ATTEMPTS) >= 100
+
+
+def test_legitimate_programs_still_run():
+    out = io.StringIO()
+    result = run_source("import math\n" + T + "y.backward()\nprint(t.grad, y.grad_fn.name(), t.shape, "
+                        "'{:.2f}'.format(1.5), f'{y:.1f}', [1].pop(), math.sqrt(4.0))\n",
+                        "ok.tg", out=out)
+    assert result.error is None, result.error
+    assert out.getvalue() == "tensor([2., 4.]) SumBackward0 torch.Size([2]) 1.50 5.0 1 2.0\n"
