@@ -553,7 +553,8 @@ def dot(a, b):
             "of elements, but got {} and {} elements respectively".format(
                 a.array.shape[0], b.array.shape[0], a.array.shape[0], b.array.shape[0]))
     _same_dtype(a, b, "dot :")
-    return record(DOT, np.dot(a.array, b.array), (a, b))
+    # torch's dot accumulates from +0., so a lone -0. product comes out as 0.
+    return record(DOT, np.dot(a.array, b.array) + 0, (a, b))
 
 
 def mv(m, v):
@@ -581,8 +582,8 @@ def mm(a, b):
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_torch_type_name(a.array.dtype)} != {_torch_type_name(b.array.dtype)}")
     check_allocation((a.array.shape[0], b.array.shape[1]), a.array.dtype)
-    if a.array.shape[1] == 1:
-        # an outer product: BLAS would add the products to +0. and lose torch's -0.
+    if a.array.shape[1] == 1 and a.array.shape[0] > 1 and b.array.shape[1] > 1:
+        # torch computes this outer product without adding to +0., so it keeps -0.
         return record(MM, a.array * b.array, (a, b))
     return record(MM, a.array @ b.array, (a, b))
 
