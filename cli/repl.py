@@ -29,6 +29,7 @@ class Session:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.printed = 0  # characters of output the accepted program already printed
+        self.warned = 0  # characters of warnings it already showed
 
     def submit(self, text: str) -> tuple[str, str]:
         """(stdout, stderr) for one input."""
@@ -45,10 +46,11 @@ class Session:
         single_expr = len(body) == 1 and isinstance(body[0], ast.ExprStmt)
         run_text = "\n".join(self.lines + ([f"{VALUE} = ({text.strip()})"] if single_expr
                                            else [text]))
-        out = io.StringIO()
+        out, warnings = io.StringIO(), io.StringIO()
         manual_seed(0)  # replays draw the same random numbers
-        result = run_source(run_text + "\n", "<stdin>", out=out)
+        result = run_source(run_text + "\n", "<stdin>", out=out, err=warnings)
         new_output = out.getvalue()[self.printed:]
+        new_warnings = warnings.getvalue()[self.warned:]
         if result.error is not None:
             error = result.error
             error.line -= offset
@@ -57,14 +59,15 @@ class Session:
                 shift = len(VALUE) + 4
                 error.col = max(error.col - shift, 1)
                 error.end_col = None if error.end_col is None else max(error.end_col - shift, 2)
-            return new_output, describe(error, text) + "\n"
+            return new_output, new_warnings + describe(error, text) + "\n"
         self.lines.extend(text.split("\n"))
         self.printed += len(new_output)
+        self.warned += len(new_warnings)
         if single_expr:
             value = result.globals.get(VALUE)
             if value is not None:
                 new_output += repr(value) + "\n"
-        return new_output, ""
+        return new_output, new_warnings
 
 
 def needs_more(lines: list[str]) -> bool:
