@@ -136,3 +136,34 @@ def repl(no_color: NoColor = False) -> None:
     from .repl import repl_session
 
     raise typer.Exit(repl_session(no_color=no_color))
+
+
+@app.command()
+def test(
+    paths: Annotated[Optional[list[str]], typer.Argument(
+        help="Folders to search for *.tg (recursively) and .tg files; default: here.",
+        metavar="[PATH]...")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", metavar="N", help="Programs run at once (default: the number of cores).")] = None,
+    update: Annotated[bool, typer.Option(
+        "--update", help="Write NAME.out/NAME.err from autodiff's own output instead.")] = False,
+    reference: Annotated[Optional[str], typer.Option(
+        "--reference", metavar="torch", help="Write NAME.out/NAME.err by running each program "
+                                            "under this reference (torch: real PyTorch).")] = None,
+    junit_xml: Annotated[Optional[str], typer.Option(
+        "--junit-xml", metavar="FILE", help="Also write a JUnit XML report for CI.")] = None,
+    json: Annotated[bool, typer.Option("--json", help="One JSON summary (schema "
+                                       "autodiff.test/1) instead of the text report.")] = False,
+    timeout: Annotated[float, typer.Option(
+        "--timeout", metavar="SECONDS", help="Stop a program that runs longer.")] = 60.0,
+    no_color: NoColor = False,
+) -> None:
+    """Check each NAME.tg against NAME.out (its stdout) and NAME.err (its error) beside it.
+
+    Example: autodiff test samples/ -j 2 --junit-xml report.xml
+    """
+    from .golden import golden_tests
+
+    raise typer.Exit(golden_tests(paths, jobs=jobs, update=update, reference=reference,
+                                  junit_xml_path=junit_xml, as_json=json, timeout=timeout,
+                                  no_color=no_color))

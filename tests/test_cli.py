@@ -67,7 +67,7 @@ def test_golden_views(sample: str, suffix: str) -> None:
 def test_quiet_is_exactly_the_program_output() -> None:
     for sample in GOLDEN_SAMPLES:
         done = cli("run", "--quiet", f"samples/{sample}.tg")
-        assert addresses(done.stdout) == (ROOT / "tests" / "goldens" / f"{sample}.out").read_text()
+        assert addresses(done.stdout) == (SAMPLES / f"{sample}.out").read_text()
 
 
 def test_quiet_does_not_import_rich() -> None:
@@ -104,7 +104,7 @@ def test_exit_codes() -> None:
 
 def test_program_error_keeps_output_and_shows_caret() -> None:
     done = cli("run", "samples/backward_twice_error.tg")
-    assert done.stdout.startswith((ROOT / "tests/goldens/backward_twice_error.out").read_text())
+    assert done.stdout.startswith((SAMPLES / "backward_twice_error.out").read_text())
     assert "RuntimeError: Trying to backward through the graph a second time" in done.stderr
     assert "^" in done.stderr and "Traceback" not in done.stderr
 
@@ -169,7 +169,7 @@ def test_text_outputs_are_written_atomically(tmp_path: Path) -> None:
 
 BACKWARD_SAMPLES = sorted(  # samples that call backward and run to the end (no .err golden)
     p.stem for p in SAMPLES.glob("*.tg")
-    if "backward(" in p.read_text() and not (ROOT / "tests" / "goldens" / f"{p.stem}.err").exists())
+    if "backward(" in p.read_text() and not p.with_suffix(".err").exists())
 
 
 @pytest.mark.parametrize("sample", BACKWARD_SAMPLES)

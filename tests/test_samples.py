@@ -1,57 +1,44 @@
-"""Every sample prints what PyTorch printed for it (goldens made by tests/make_goldens.py)."""
+"""Every sample prints what PyTorch printed for it: samples/NAME.out and NAME.err beside
+NAME.tg, made by tests/make_goldens.py and checked by `autodiff test`'s own library."""
 
-import io
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from autodiff.cli.run import run_path
+from autodiff.cli import golden
 from autodiff.interpreter.reference import normalize_addresses, run_with_torch, torch_available
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.tg"))
-GOLDENS = ROOT / "tests" / "goldens"
 
 
-def _expected(sample: Path):
-    out = (GOLDENS / f"{sample.stem}.out").read_text()
-    err_file = GOLDENS / f"{sample.stem}.err"
-    return out, err_file.read_text().strip() if err_file.exists() else None
-
-
-def _run_in_process(sample: Path):
-    out, err = io.StringIO(), io.StringIO()
-    code = run_path(str(sample), quiet=True, out=out, err=err)
-    return code, normalize_addresses(out.getvalue()), err.getvalue()
+def _expected(sample: Path) -> golden.Expected:
+    expected = golden.read_expected(sample)
+    assert expected is not None and expected.stdout is not None, f"{sample.name} has no .out"
+    return expected
 
 
 def test_there_are_enough_samples_with_goldens():
-    assert len(SAMPLES) >= 15
+    assert len(SAMPLES) >= 60
     for sample in SAMPLES:
-        assert (GOLDENS / f"{sample.stem}.out").exists(), sample.name
+        assert sample.with_suffix(".out").exists(), sample.name
         assert sample.read_text().startswith("# "), f"{sample.name} lacks its one-line comment"
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
 def test_sample_matches_pytorch_golden(sample):
-    expected_out, expected_err = _expected(sample)
-    code, out, err = _run_in_process(sample)
-    assert out == expected_out
-    if expected_err is None:
-        assert code == 0, err
-        # stderr may only carry warnings, as torch's does (e.g. the non-leaf .grad warning)
-        for line in err.splitlines():
-            assert line.startswith("  ") or ": UserWarning: " in line, err
-    else:
-        assert code == 1
-        headline = err.splitlines()[0]
-        assert headline.startswith(f"{sample}:")
-        assert headline.endswith(": " + expected_err)
-        assert "Traceback" not in err
+    result = golden.check_program(sample)
+    assert result.status == golden.PASSED, f"{result.reason}\n{result.diff}"
+    # stderr may only carry warnings, as torch's does (e.g. the non-leaf .grad warning)
+    for line in result.stderr.splitlines():
+        assert line.startswith("  ") or ": UserWarning: " in line, result.stderr
+
+
+def test_the_whole_folder_passes_in_a_pool():
+    suite = golden.run_suite(golden.discover([str(ROOT / "samples")]), jobs=2)
+    assert suite.summary() == f"{len(SAMPLES)} passed, 0 failed"
 
 
 CONSOLE_SAMPLES = ["seed_scalar_derivative", "seed_linear_backward_error", "train_linreg_sgd"]
@@ -61,12 +48,23 @@ CONSOLE_SAMPLES = ["seed_scalar_derivative", "seed_linear_backward_error", "trai
 @pytest.mark.parametrize("name", CONSOLE_SAMPLES)
 def test_console_script_matches_golden(name):
     sample = ROOT / "samples" / f"{name}.tg"
-    expected_out, expected_err = _expected(sample)
+    expected = _expected(sample)
     proc = subprocess.run(["autodiff", "run", "--quiet", str(sample)], capture_output=True,
                           text=True, timeout=60)
-    assert normalize_addresses(proc.stdout) == expected_out
-    assert proc.returncode == (0 if expected_err is None else 1)
+    assert normalize_addresses(proc.stdout) == expected.stdout
+    assert proc.returncode == (0 if expected.error is None else 1)
     assert "Traceback" not in proc.stderr
+    if expected.error is not None:
+        headline = proc.stderr.splitlines()[0]
+        assert headline.startswith(f"{sample}:") and headline.endswith(": " + expected.error)
+
+
+@pytest.mark.skipif(shutil.which("autodiff") is None, reason="console script not installed")
+def test_console_script_tests_the_samples():
+    proc = subprocess.run(["autodiff", "test", "samples", "-j", "2"], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == f"{len(SAMPLES)} passed, 0 failed"
 
 
 @pytest.mark.skipif(not torch_available(), reason="torch is not installed")
@@ -74,9 +72,9 @@ def test_console_script_matches_golden(name):
 def test_live_against_torch(sample):
     """The golden is current, and autodiff agrees with torch right now."""
     reference = run_with_torch(sample.read_text(), filename=str(sample))
-    expected_out, expected_err = _expected(sample)
-    assert reference.stdout == expected_out, "golden is stale: rerun tests/make_goldens.py"
-    assert reference.error == expected_err
-    code, out, _ = _run_in_process(sample)
-    assert out == reference.stdout
-    assert code == reference.exit_code
+    expected = _expected(sample)
+    assert reference.stdout == expected.stdout, "golden is stale: rerun tests/make_goldens.py"
+    assert reference.error == expected.error
+    actual, _ = golden.run_program(sample)
+    assert actual.stdout == reference.stdout
+    assert actual.error == reference.error

@@ -1,0 +1,468 @@
+"""`autodiff test`: golden-output testing of .tg programs.
+
+Every NAME.tg found under the given paths is checked against the expected files beside
+it: NAME.out, its stdout with object addresses written 0xADDR, and NAME.err, the one
+line `ErrorClass: message` when the program must fail (no NAME.err: it must run to the
+end). A program with neither file is skipped. Programs run in a process pool; each runs
+inside a worker through `run_source`, with the limits of `autodiff run` and a timeout.
+
+The Typer command is one call into `golden_tests`. tests/test_samples.py calls
+`check_program` and `run_suite`; tests/make_goldens.py and `--reference torch` write
+goldens through the same `update_expected`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence, TextIO
+
+from autodiff.parser.diagnostics import TgError
+
+from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
+
+__all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT", "discover",
+           "expected_paths", "read_expected", "run_program", "check_program", "run_suite",
+           "expected_from_autodiff", "expected_from_torch", "sync_expected", "update_expected",
+           "unified_diff", "junit_xml", "json_summary", "golden_tests"]
+
+DEFAULT_TIMEOUT = 60.0  # seconds per program, so one endless loop cannot hang a class's suite
+PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+REFERENCES = ("autodiff", "torch")
+_SKIP_DIRS = {"__pycache__", "node_modules"}
+
+
+@dataclass
+class Expected:
+    """What a program prints (addresses normalized) and its error line, None for success."""
+
+    stdout: str | None
+    error: str | None
+
+
+@dataclass
+class CaseResult:
+    program: str
+    status: str  # passed | failed | skipped
+    reason: str = ""  # one line: why it failed or was skipped
+    diff: str = ""  # plain unified diff of expected against actual
+    seconds: float = 0.0
+    stderr: str = ""  # warnings the program printed (not compared)
+
+
+@dataclass
+class Suite:
+    results: list[CaseResult]
+    seconds: float
+    jobs: int
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    @property
+    def ok(self) -> bool:
+        return self.count(FAILED) == 0
+
+    def summary(self) -> str:
+        """The plain last line: `N passed, M failed`, plus `, K skipped` when some were."""
+        line = f"{self.count(PASSED)} passed, {self.count(FAILED)} failed"
+        skipped = self.count(SKIPPED)
+        return f"{line}, {skipped} skipped" if skipped else line
+
+
+# --- finding programs and their expected files ---------------------------------------
+
+def discover(paths: Iterable[str]) -> list[Path]:
+    """The .tg files named or found (recursively, hidden folders left out), sorted per path."""
+    found: dict[Path, None] = {}
+    for raw in paths:
+        top = Path(raw)
+        if top.is_file():
+            found[top] = None
+        elif top.is_dir():
+            for folder, dirs, files in os.walk(top):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+                for name in sorted(files):
+                    if name.endswith(".tg"):
+                        found[Path(folder) / name] = None
+        else:
+            raise UsageError(f"no such file or folder: {raw}")
+    return list(found)
+
+
+def expected_paths(program: Path) -> tuple[Path, Path]:
+    """NAME.out and NAME.err beside NAME.tg."""
+    return program.with_suffix(".out"), program.with_suffix(".err")
+
+
+def read_expected(program: Path) -> Expected | None:
+    """The expected files of a program, or None when it has neither (it is skipped)."""
+    out_path, err_path = expected_paths(program)
+    if not out_path.exists() and not err_path.exists():
+        return None
+    stdout = out_path.read_bytes().decode("utf-8") if out_path.exists() else None
+    error = err_path.read_bytes().decode("utf-8").rstrip("\r\n") if err_path.exists() else None
+    return Expected(stdout, error)
+
+
+# --- running and comparing (inside a worker) -----------------------------------------
+
+def _error_line(error: TgError) -> str:
+    return f"{error.error_class}: {error.message}" if error.message else error.error_class
+
+
+def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple[Expected, str]:
+    """Run a program as `autodiff run --quiet` does; its actual output, and its warnings."""
+    from autodiff.interpreter import run_source
+    from autodiff.interpreter.reference import normalize_addresses
+
+    from .source import load_source
+
+    try:
+        source = load_source(str(program))
+    except TgError as exc:
+        return Expected("", _error_line(exc)), ""
+    out, err = io.StringIO(), io.StringIO()
+    result = run_source(source.text, source.filename, out=out, err=err, timeout=timeout)
+    error = None if result.error is None else _error_line(result.error)
+    return Expected(normalize_addresses(out.getvalue()), error), err.getvalue()
+
+
+def unified_diff(expected: str, actual: str, expected_name: str, actual_name: str) -> str:
+    """A unified diff that marks a missing final newline, as git does."""
+    lines = difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                 f"{expected_name} (expected)", f"{actual_name} (actual)")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                   for line in lines)
+
+
+def _compare(program: Path, want: Expected, got: Expected) -> tuple[str, str]:
+    """(reason, diff); an empty reason means the program passed."""
+    out_path, err_path = expected_paths(program)
+    reasons, diffs = [], []
+    if want.stdout is not None and got.stdout != want.stdout:
+        reasons.append(f"stdout differs from {out_path}")
+        diffs.append(unified_diff(want.stdout, got.stdout, str(out_path), f"{program} stdout"))
+    if got.error != want.error:
+        if want.error is None:
+            reasons.append(f"raised {got.error.split(':')[0]}, but there is no {err_path}")
+        elif got.error is None:
+            reasons.append(f"ran to the end, but {err_path} expects an error")
+        else:
+            reasons.append(f"error differs from {err_path}")
+        diffs.append(unified_diff(f"{want.error}\n" if want.error is not None else "",
+                                  f"{got.error}\n" if got.error is not None else "",
+                                  str(err_path), f"{program} error"))
+    return "; ".join(reasons), "".join(diffs)
+
+
+def check_program(program: str | Path, timeout: float | None = DEFAULT_TIMEOUT) -> CaseResult:
+    """Run one program and compare it with its expected files (the worker's task)."""
+    program = Path(program)
+    start = time.perf_counter()
+    want = read_expected(program)
+    if want is None:
+        return CaseResult(str(program), SKIPPED, f"no {expected_paths(program)[0]}")
+    got, warnings = run_program(program, timeout)
+    reason, diff = _compare(program, want, got)
+    return CaseResult(str(program), FAILED if reason else PASSED, reason, diff,
+                      time.perf_counter() - start, warnings)
+
+
+# --- the pool ----------------------------------------------------------------------
+
+def _warm() -> None:
+    """Import the engine and build the parser once, before (or as) a worker starts."""
+    from autodiff.engine import api  # noqa: F401
+    from autodiff.parser import parse
+
+    parse("x = 1\n", "<warm-up>")
+
+
+def _pool_map(task: Callable[[Path], Any], programs: Sequence[Path], jobs: int,
+              advance: Callable[[], None], broken: Callable[[Path, str], Any]) -> list:
+    """task(program) for each program, in order; `jobs` worker processes when jobs > 1."""
+    if jobs <= 1 or len(programs) <= 1:
+        results = []
+        for program in programs:
+            results.append(task(program))
+            advance()
+        return results
+    _warm()  # forked workers inherit a warm engine
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(programs)), initializer=_warm)
+    try:
+        futures = {pool.submit(task, program): i for i, program in enumerate(programs)}
+        results: list = [None] * len(programs)
+        for future in as_completed(futures):
+            i = futures[future]
+            try:
+                results[i] = future.result()
+            except BrokenProcessPool:
+                results[i] = broken(programs[i], "the worker running it died (a crash, or "
+                                                 "out of memory)")
+            advance()
+        return results
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Progress:
+    """A Rich progress bar on stderr when it is a terminal; otherwise nothing."""
+
+    def __init__(self, err: TextIO, total: int, label: str, no_color: bool = False) -> None:
+        self.bar = None
+        if total > 1 and getattr(err, "isatty", lambda: False)():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            from .console import make_console
+
+            # auto_refresh=False: no refresh thread in the process that forks the workers
+            self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
+                                console=make_console(err, no_color=no_color), transient=True,
+                                auto_refresh=False)
+            self.task = self.bar.add_task(label, total=total)
+
+    def __enter__(self) -> Callable[[], None]:
+        if self.bar is None:
+            return lambda: None
+        self.bar.start()
+
+        def advance() -> None:
+            self.bar.advance(self.task)
+            self.bar.refresh()
+        return advance
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _failed(program: Path, reason: str) -> CaseResult:
+    return CaseResult(str(program), FAILED, reason)
+
+
+def run_suite(programs: Sequence[Path], *, jobs: int | None = None,
+              timeout: float | None = DEFAULT_TIMEOUT, err: TextIO | None = None,
+              no_color: bool = False) -> Suite:
+    """Check every program against its expected files, `jobs` at a time."""
+    jobs = jobs or os.cpu_count() or 1
+    start = time.perf_counter()
+    with _Progress(err or sys.stderr, len(programs), "testing", no_color) as advance:
+        results = _pool_map(partial(check_program, timeout=timeout), programs, jobs, advance,
+                            _failed)
+    return Suite(results, time.perf_counter() - start, jobs)
+
+
+# --- writing expected files --------------------------------------------------------
+
+@dataclass
+class UpdateResult:
+    program: str
+    changes: list[tuple[str, str]]  # (path, state); states: see sync_expected
+    error: str = ""  # the reference could not run the program
+
+
+def expected_from_autodiff(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> Expected:
+    return run_program(program, timeout)[0]
+
+
+def expected_from_torch(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> Expected:
+    """The program's output under real PyTorch (interpreter.reference, a child process)."""
+    from autodiff.interpreter.reference import run_with_torch
+
+    result = run_with_torch(program.read_text(encoding="utf-8"), filename=str(program),
+                            timeout=timeout or 60.0)
+    failed = result.exit_code != 0
+    return Expected(result.stdout, (result.error or f"exit code {result.exit_code}")
+                    if failed else None)
+
+
+def sync_expected(program: Path, expected: Expected, *,
+                  check: bool = False) -> list[tuple[str, str]]:
+    """Make NAME.out / NAME.err say `expected`: (path, wrote | removed) for each change; with
+    check, write nothing and list (path, missing | differs | should not exist)."""
+    from .files import write_atomic
+
+    out_path, err_path = expected_paths(program)
+    wants = {out_path: (expected.stdout or "").encode("utf-8"),
+             err_path: None if expected.error is None else f"{expected.error}\n".encode("utf-8")}
+    changes = []
+    for path, want in wants.items():
+        have = path.read_bytes() if path.exists() else None
+        if have == want:
+            continue
+        if check:
+            state = ("missing" if have is None else "should not exist" if want is None
+                     else "differs")
+        elif want is None:
+            path.unlink()
+            state = "removed"
+        else:
+            write_atomic(str(path), want)
+            state = "wrote"
+        changes.append((str(path), state))
+    return changes
+
+
+def _update_one(program: Path, reference: str, timeout: float | None, check: bool) -> UpdateResult:
+    make = expected_from_torch if reference == "torch" else expected_from_autodiff
+    try:
+        expected = make(program, timeout)
+    except Exception as exc:  # ReferenceRunError, ReferenceTimeout, an unreadable file
+        return UpdateResult(str(program), [], f"{type(exc).__name__}: {exc}")
+    return UpdateResult(str(program), sync_expected(program, expected, check=check))
+
+
+def update_expected(programs: Sequence[Path], *, reference: str = "torch",
+                    jobs: int | None = None, timeout: float | None = DEFAULT_TIMEOUT,
+                    check: bool = False, err: TextIO | None = None,
+                    no_color: bool = False) -> list[UpdateResult]:
+    """Write (or, with check, compare) each program's expected files from `reference`."""
+    if reference not in REFERENCES:
+        raise UsageError(f"--reference must be one of {', '.join(REFERENCES)}, not {reference!r}")
+    jobs = jobs or os.cpu_count() or 1
+    task = partial(_update_one, reference=reference, timeout=timeout, check=check)
+    label = f"running under {reference}"
+    with _Progress(err or sys.stderr, len(programs), label, no_color) as advance:
+        return _pool_map(task, programs, jobs, advance,
+                         lambda program, why: UpdateResult(str(program), [], why))
+
+
+# --- reports ---------------------------------------------------------------------
+
+def _xml_text(text: str) -> str:
+    """Drop characters XML 1.0 cannot hold (a program may print control characters)."""
+    return "".join(ch for ch in text if ch in "\t\n\r" or " " <= ch <= "\ud7ff"
+                   or "\ue000" <= ch <= "\ufffd" or ch >= "\U00010000")
+
+
+def junit_xml(suite: Suite, name: str = "autodiff test") -> str:
+    """A JUnit XML report in the common (Jenkins) schema: one testcase per program."""
+    import socket
+    import xml.etree.ElementTree as ET
+    from datetime import datetime, timezone
+
+    counts = {"tests": str(len(suite.results)), "failures": str(suite.count(FAILED)),
+              "errors": "0", "skipped": str(suite.count(SKIPPED)), "time": f"{suite.seconds:.3f}"}
+    root = ET.Element("testsuites", name=name, **counts)
+    stamp = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat()
+    testsuite = ET.SubElement(root, "testsuite", name=name, **counts, timestamp=stamp,
+                              hostname=socket.gethostname())
+    for r in suite.results:
+        path = Path(r.program)
+        case = ET.SubElement(testsuite, "testcase", name=path.name,
+                             classname=path.parent.as_posix().strip("/").replace("/", ".")
+                             or ".", time=f"{r.seconds:.3f}")  # no `file`: not in the schema
+        if r.status == SKIPPED:
+            ET.SubElement(case, "skipped", message=_xml_text(r.reason))
+        elif r.status == FAILED:
+            failure = ET.SubElement(case, "failure", message=_xml_text(r.reason),
+                                    type="OutputMismatch")
+            failure.text = _xml_text(r.diff)
+        if r.stderr:
+            ET.SubElement(case, "system-err").text = _xml_text(r.stderr)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+
+
+def json_summary(suite: Suite) -> dict[str, Any]:
+    """The `--json` document (schema autodiff.test/1, see docs/golden-testing.md)."""
+    return {"schema": "autodiff.test/1", "passed": suite.count(PASSED),
+            "failed": suite.count(FAILED), "skipped": suite.count(SKIPPED),
+            "seconds": round(suite.seconds, 3), "jobs": suite.jobs,
+            "results": [{**asdict(r), "seconds": round(r.seconds, 3)} for r in suite.results]}
+
+
+def _print_failures(suite: Suite, out: TextIO, no_color: bool) -> None:
+    failures = [r for r in suite.results if r.status == FAILED]
+    colour = (failures and not no_color and "NO_COLOR" not in os.environ
+              and getattr(out, "isatty", lambda: False)())
+    if not colour:
+        for r in failures:
+            out.write(f"FAILED {r.program}: {r.reason}\n{r.diff}")
+        return
+    from rich.text import Text
+
+    from .console import make_console
+
+    console = make_console(out)
+    styles = {"+": "green", "-": "red", "@": "cyan", "\\": "dim"}
+    for r in failures:
+        console.print(Text.assemble(("FAILED", "fail"), f" {r.program}: {r.reason}"))
+        for line in r.diff.splitlines():
+            head = "bold" if line.startswith(("--- ", "+++ ")) else styles.get(line[:1], "")
+            console.print(Text(line, style=head))
+
+
+# --- the command -------------------------------------------------------------------
+
+def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
+               update: bool = False, reference: str | None = None,
+               junit_xml_path: str | None = None, as_json: bool = False,
+               timeout: float | None = DEFAULT_TIMEOUT, no_color: bool = False,
+               out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """`autodiff test`: check (or write) the expected files; the process exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+
+    def action() -> int:
+        if jobs is not None and jobs < 1:
+            raise UsageError("-j must be at least 1")
+        programs = discover(paths or ["."])
+        if not programs:
+            raise UsageError(f"no .tg programs under {' '.join(paths or ['.'])}")
+        if update or reference is not None:
+            if as_json or junit_xml_path:
+                raise UsageError("--json and --junit-xml report a test run, not --update")
+            return _update(programs)
+        suite = run_suite(programs, jobs=jobs, timeout=timeout, err=err, no_color=no_color)
+        if junit_xml_path:
+            from .files import write_atomic
+
+            write_atomic(junit_xml_path, junit_xml(suite))
+        if as_json:
+            out.write(json.dumps(json_summary(suite), indent=2) + "\n")
+        else:
+            _print_failures(suite, out, no_color)
+            out.write(suite.summary() + "\n")
+        return EXIT_OK if suite.ok else EXIT_FAILED
+
+    def _update(programs: list[Path]) -> int:
+        source = reference or "autodiff"
+        if source == "autodiff":
+            err.write("autodiff: warning: writing expected files from autodiff's own output; "
+                      "goldens should come from a reference (--reference torch), or they "
+                      "record autodiff's bugs as correct\n")
+        elif source == "torch":
+            from autodiff.interpreter.reference import torch_available
+
+            if not torch_available():
+                raise ToolError("--reference torch needs PyTorch: pip install torch")
+        results = update_expected(programs, reference=source, jobs=jobs, timeout=timeout,
+                                  err=err, no_color=no_color)
+        for r in results:
+            for path, state in r.changes:
+                out.write(f"{state} {path}\n")
+            if r.error:
+                out.write(f"FAILED {r.program}: {r.error}\n")
+        written = sum(bool(r.changes) for r in results)
+        broken = sum(bool(r.error) for r in results)
+        unchanged = len(results) - written - broken
+        out.write(f"{written} updated, {unchanged} unchanged"
+                  + (f", {broken} failed" if broken else "") + "\n")
+        return EXIT_FAILED if broken else EXIT_OK
+
+    try:
+        return guarded(action, err)
+    finally:
+        out.flush()

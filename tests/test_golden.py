@@ -1,0 +1,303 @@
+"""`autodiff test`: discovery, comparison, reports and --update, through its library
+(autodiff.cli.golden) and, where the command line matters, through the console script."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from autodiff.cli import golden
+from autodiff.cli.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from autodiff.interpreter.reference import torch_available
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+EXAMPLE = ROOT / "docs" / "examples" / "golden"
+EXE = shutil.which("autodiff")
+ENV = {**os.environ, "NO_COLOR": "1"}
+
+
+def _copy(folder: Path, *names: str) -> Path:
+    """Copy samples (NAME.tg with its .out/.err) into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        for path in SAMPLES.glob(f"{name}.*"):
+            shutil.copy(path, folder / path.name)
+    return folder
+
+
+def _run(paths, **options) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = golden.golden_tests([str(p) for p in paths], out=out, err=err, **options)
+    return code, out.getvalue(), err.getvalue()
+
+
+# --- discovery ---------------------------------------------------------------------
+
+def test_discover_walks_folders_in_order_and_leaves_hidden_ones_out(tmp_path):
+    for rel in ("b.tg", "a.tg", "sub/c.tg", ".hidden/d.tg", "notes.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("print(1)\n")
+    found = [p.relative_to(tmp_path).as_posix() for p in golden.discover([str(tmp_path)])]
+    assert found == ["a.tg", "b.tg", "sub/c.tg"]
+    again = golden.discover([str(tmp_path / "b.tg"), str(tmp_path)])
+    assert len(again) == 3 and again[0].name == "b.tg"
+
+
+def test_missing_path_and_empty_folder_are_usage_errors(tmp_path):
+    code, _, err = _run([tmp_path / "nope"])
+    assert code == EXIT_USAGE and "no such file or folder" in err
+    code, _, err = _run([tmp_path])
+    assert code == EXIT_USAGE and "no .tg programs" in err
+    assert _run([SAMPLES], jobs=0)[0] == EXIT_USAGE
+
+
+# --- passing, failing, skipping ------------------------------------------------------
+
+def test_samples_pass_with_one_and_two_jobs():
+    programs = golden.discover([str(SAMPLES)])
+    assert len(programs) >= 60
+    one, two = golden.run_suite(programs, jobs=1), golden.run_suite(programs, jobs=2)
+    assert one.ok and two.ok
+    assert [(r.program, r.status) for r in one.results] == \
+           [(r.program, r.status) for r in two.results]
+
+
+def test_changed_expected_file_fails_with_a_readable_diff(tmp_path):
+    folder = _copy(tmp_path / "t", "seed_scalar_derivative", "retain_grad")
+    out_file = folder / "seed_scalar_derivative.out"
+    out_file.write_text(out_file.read_text().replace("tensor(8.)", "tensor(7.)"))
+    code, out, _ = _run([folder], jobs=2)
+    assert code == EXIT_FAILED
+    lines = out.splitlines()
+    assert lines[0] == (f"FAILED {folder}/seed_scalar_derivative.tg: stdout differs from "
+                        f"{out_file}")
+    assert "-tensor(7.)" in lines and "+tensor(8.)" in lines
+    assert " tensor(9., grad_fn=<AddBackward0>)" in lines  # context
+    assert "\x1b[" not in out  # plain when not a terminal
+    assert lines[-1] == "1 passed, 1 failed"
+
+
+def test_error_line_is_compared_and_output_before_it_too(tmp_path):
+    folder = _copy(tmp_path, "backward_twice_error", "error_name", "seed_scalar_derivative")
+    (folder / "error_name.err").write_text("NameError: name 'total' is not defined\n")
+    (folder / "backward_twice_error.out").write_text("something else\n")
+    (folder / "seed_scalar_derivative.err").write_text("RuntimeError: boom\n")
+    suite = golden.run_suite(golden.discover([str(folder)]), jobs=1)
+    reasons = {Path(r.program).stem: r.reason for r in suite.results}
+    assert reasons["backward_twice_error"].startswith("stdout differs")
+    assert reasons["error_name"].startswith("error differs")
+    assert "ran to the end" in reasons["seed_scalar_derivative"]
+    diff = next(r.diff for r in suite.results if r.program.endswith("error_name.tg"))
+    assert "-NameError: name 'total' is not defined\n" in diff
+    assert "+NameError: name 'totl' is not defined\n" in diff
+
+
+def test_unexpected_error_fails(tmp_path):
+    folder = _copy(tmp_path, "error_name")
+    (folder / "error_name.err").unlink()
+    result = golden.check_program(folder / "error_name.tg")
+    assert result.status == golden.FAILED
+    assert result.reason.startswith("raised NameError, but there is no")
+
+
+def test_programs_without_expected_files_are_skipped(tmp_path):
+    folder = _copy(tmp_path, "seed_scalar_derivative")
+    (folder / "new.tg").write_text("print(1)\n")
+    code, out, _ = _run([folder], jobs=1)
+    assert code == EXIT_OK
+    assert out.splitlines()[-1] == "1 passed, 0 failed, 1 skipped"
+
+
+def test_addresses_are_normalized(tmp_path):
+    (tmp_path / "addr.tg").write_text("x = torch.ones(1, requires_grad=True)\n"
+                                      "print((2 * x).grad_fn)\n")
+    (tmp_path / "addr.out").write_text("<MulBackward0 object at 0xADDR>\n")
+    assert golden.check_program(tmp_path / "addr.tg").status == golden.PASSED
+
+
+def test_a_program_that_runs_too_long_fails_alone(tmp_path):
+    (tmp_path / "loop.tg").write_text("while True:\n    pass\n")
+    (tmp_path / "loop.out").write_text("")
+    _copy(tmp_path, "seed_scalar_derivative")
+    suite = golden.run_suite(golden.discover([str(tmp_path)]), jobs=2, timeout=0.5)
+    by_stem = {Path(r.program).stem: r for r in suite.results}
+    assert by_stem["loop"].status == golden.FAILED and "TimeoutError" in by_stem["loop"].diff
+    assert by_stem["seed_scalar_derivative"].status == golden.PASSED
+
+
+def test_missing_final_newline_is_shown():
+    diff = golden.unified_diff("a\nb", "a\nb\n", "x.out", "x.tg")
+    assert "\\ No newline at end of file" in diff
+
+
+def test_colour_only_on_a_terminal(tmp_path, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    folder = _copy(tmp_path, "seed_scalar_derivative")
+    (folder / "seed_scalar_derivative.out").write_text("wrong\n")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    assert golden.golden_tests([str(folder)], jobs=1, out=out, err=io.StringIO()) == EXIT_FAILED
+    assert "\x1b[" in out.getvalue()
+    assert out.getvalue().splitlines()[-1] == "0 passed, 1 failed"
+    plain = Terminal()
+    golden.golden_tests([str(folder)], jobs=1, out=plain, err=io.StringIO(), no_color=True)
+    assert "\x1b[" not in plain.getvalue()
+
+
+# --- reports -----------------------------------------------------------------------
+
+# The common JUnit schema (Jenkins' junit-10.xsd): element -> (allowed attributes,
+# required attributes, allowed children in order).
+JUNIT = {
+    "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors", "skipped"}, set(),
+                   ["testsuite"]),
+    "testsuite": ({"name", "tests", "failures", "errors", "time", "disabled", "skipped",
+                   "timestamp", "hostname", "id", "package"}, {"name", "tests"},
+                  ["properties", "testcase", "system-out", "system-err"]),
+    "testcase": ({"name", "assertions", "time", "classname", "status"}, {"name"},
+                 ["skipped", "error", "failure", "system-out", "system-err"]),
+    "failure": ({"type", "message"}, set(), []),
+    "skipped": ({"message"}, set(), []),
+    "system-err": (set(), set(), []),
+}
+
+
+def _conforms(element: ET.Element) -> None:
+    allowed, required, children = JUNIT[element.tag]
+    assert set(element.attrib) <= allowed, (element.tag, element.attrib)
+    assert required <= set(element.attrib), element.tag
+    order = [children.index(child.tag) for child in element]  # ValueError: not allowed here
+    assert order == sorted(order), element.tag
+    for child in element:
+        _conforms(child)
+
+
+def test_junit_xml_follows_the_schema_and_counts(tmp_path):
+    folder = _copy(tmp_path / "t", "seed_scalar_derivative", "retain_grad", "error_name")
+    (folder / "retain_grad.out").write_text("changed\x1b[0m\n")  # a control character
+    (folder / "extra.tg").write_text("print(2)\n")
+    report = tmp_path / "report.xml"
+    code, _, _ = _run([folder], jobs=2, junit_xml_path=str(report))
+    assert code == EXIT_FAILED
+    root = ET.parse(report).getroot()
+    _conforms(root)
+    suite = root.find("testsuite")
+    for node in (root, suite):
+        assert (node.get("tests"), node.get("failures"), node.get("errors"),
+                node.get("skipped")) == ("4", "1", "0", "1")
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert set(cases) == {"seed_scalar_derivative.tg", "retain_grad.tg", "error_name.tg",
+                          "extra.tg"}
+    assert cases["retain_grad.tg"].find("failure").get("message").startswith("stdout differs")
+    assert "-changed" in cases["retain_grad.tg"].find("failure").text
+    assert cases["extra.tg"].find("skipped") is not None
+    assert list(cases["seed_scalar_derivative.tg"]) == []
+    assert all(float(case.get("time")) >= 0 for case in cases.values())
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".autodiff-")] == []
+
+
+def test_json_summary(tmp_path):
+    folder = _copy(tmp_path, "seed_scalar_derivative", "error_name")
+    (folder / "error_name.err").write_text("NameError: x\n")
+    code, out, _ = _run([folder], jobs=1, as_json=True)
+    doc = json.loads(out)
+    assert code == EXIT_FAILED
+    assert (doc["schema"], doc["passed"], doc["failed"], doc["skipped"]) == \
+           ("autodiff.test/1", 1, 1, 0)
+    failed = [r for r in doc["results"] if r["status"] == "failed"]
+    assert failed[0]["program"].endswith("error_name.tg") and "+NameError" in failed[0]["diff"]
+
+
+# --- writing expected files ----------------------------------------------------------
+
+def test_update_writes_from_autodiff_after_a_warning(tmp_path):
+    folder = _copy(tmp_path, "seed_scalar_derivative", "error_name")
+    want_out = (folder / "seed_scalar_derivative.out").read_bytes()
+    (folder / "seed_scalar_derivative.out").write_text("stale\n")
+    (folder / "seed_scalar_derivative.err").write_text("RuntimeError: stale\n")
+    (folder / "new.tg").write_text("print(3)\n")
+    code, out, err = _run([folder], update=True, jobs=2)
+    assert code == EXIT_OK
+    assert "goldens should come from a reference" in err
+    assert (folder / "seed_scalar_derivative.out").read_bytes() == want_out
+    assert not (folder / "seed_scalar_derivative.err").exists()
+    assert (folder / "new.out").read_text() == "3\n"
+    assert out.splitlines()[-1] == "2 updated, 1 unchanged"
+    assert _run([folder], jobs=1)[0] == EXIT_OK
+
+
+def test_check_mode_lists_without_writing(tmp_path):
+    folder = _copy(tmp_path, "error_name")
+    (folder / "error_name.err").unlink()
+    [result] = golden.update_expected([folder / "error_name.tg"], reference="autodiff",
+                                      check=True, jobs=1)
+    assert result.changes == [(str(folder / "error_name.err"), "missing")]
+    assert not (folder / "error_name.err").exists()
+
+
+def test_reports_do_not_combine_with_update(tmp_path):
+    assert _run([SAMPLES], update=True, as_json=True)[0] == EXIT_USAGE
+    assert _run([SAMPLES], reference="pytorch")[0] == EXIT_USAGE
+
+
+@pytest.mark.skipif(not torch_available(), reason="torch is not installed")
+def test_reference_torch_regenerates_the_goldens_byte_for_byte(tmp_path):
+    names = ["seed_scalar_derivative", "backward_twice_error", "error_assert", "retain_grad"]
+    for name in names:
+        shutil.copy(SAMPLES / f"{name}.tg", tmp_path / f"{name}.tg")
+    code, out, _ = _run([tmp_path], reference="torch", jobs=2)
+    assert code == EXIT_OK, out
+    for name in names:
+        for suffix in (".out", ".err"):
+            ours, made = SAMPLES / f"{name}{suffix}", tmp_path / f"{name}{suffix}"
+            assert made.exists() == ours.exists(), made.name
+            if ours.exists():
+                assert made.read_bytes() == ours.read_bytes(), made.name
+
+
+# --- the worked example and the command line ----------------------------------------
+
+def test_the_worked_example_passes():
+    suite = golden.run_suite(golden.discover([str(EXAMPLE)]), jobs=1)
+    assert suite.ok and suite.count(golden.PASSED) >= 3 and suite.count(golden.SKIPPED) == 0
+    assert any(Path(r.program).with_suffix(".err").exists() for r in suite.results)
+
+
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_console_script(tmp_path):
+    folder = _copy(tmp_path / "t", "seed_scalar_derivative", "error_name")
+    done = subprocess.run([EXE, "test", str(folder), "-j", "2"], capture_output=True,
+                          text=True, env=ENV, timeout=120)
+    assert done.returncode == 0 and done.stdout == "2 passed, 0 failed\n", done.stderr
+    (folder / "error_name.out").write_text("nothing\n")
+    report = tmp_path / "r.xml"
+    done = subprocess.run([EXE, "test", str(folder), "--junit-xml", str(report)],
+                          capture_output=True, text=True, env=ENV, timeout=120)
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "1 passed, 1 failed"
+    assert "-nothing" in done.stdout and done.stderr == ""
+    assert ET.parse(report).getroot().get("failures") == "1"
+
+
+def _die_on_b(program: Path) -> golden.CaseResult:
+    if program.name == "b.tg":
+        os._exit(3)  # a worker killed mid-run, as a segfault or the OOM killer would
+    return golden.CaseResult(str(program), golden.PASSED)
+
+
+def test_a_dying_worker_fails_its_programs_and_the_run_goes_on():
+    programs = [Path("a.tg"), Path("b.tg"), Path("c.tg")]
+    results = golden._pool_map(_die_on_b, programs, 2, lambda: None, golden._failed)
+    assert [r.program for r in results] == ["a.tg", "b.tg", "c.tg"]
+    assert results[1].status == golden.FAILED and "worker" in results[1].reason
