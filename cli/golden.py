@@ -198,21 +198,34 @@ def _pool_map(task: Callable[[Path], Any], programs: Sequence[Path], jobs: int,
             advance()
         return results
     _warm()  # forked workers inherit a warm engine
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(programs)), initializer=_warm)
+    workers = min(jobs, len(programs))
+    # a few chunks per worker: programs take milliseconds, so one task each would spend
+    # as much time passing messages as running them
+    size = max(1, len(programs) // (workers * 4))
+    chunks = [range(start, min(start + size, len(programs)))
+              for start in range(0, len(programs), size)]
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_warm)
     try:
-        futures = {pool.submit(task, program): i for i, program in enumerate(programs)}
+        futures = {pool.submit(_run_chunk, task, [programs[i] for i in chunk]): chunk
+                   for chunk in chunks}
         results: list = [None] * len(programs)
         for future in as_completed(futures):
-            i = futures[future]
+            chunk = futures[future]
             try:
-                results[i] = future.result()
+                outcomes = future.result()
             except BrokenProcessPool:
-                results[i] = broken(programs[i], "the worker running it died (a crash, or "
-                                                 "out of memory)")
-            advance()
+                outcomes = [broken(programs[i], "the worker running it died (a crash, or out "
+                                                "of memory)") for i in chunk]
+            for i, outcome in zip(chunk, outcomes):
+                results[i] = outcome
+                advance()
         return results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_chunk(task: Callable[[Path], Any], programs: list[Path]) -> list:
+    return [task(program) for program in programs]
 
 
 class _Progress:
