@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import re
 
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+)
 
 from .diagnostics import TgError
 
 # Terminals that can start an expression: when the parser accepts these, say "an expression".
 _EXPR_START = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS", "PLUS", "TILDE",
-               "NOT", "TRUE", "FALSE", "NONE", "__ANON_4"}
+               "NOT", "TRUE", "FALSE", "NONE"}
 # Punctuation worth naming, in the order a learner most likely forgot it.
 _NAMED = [("COLON", "':'"), ("RPAR", "')'"), ("RSQB", "']'"), ("EQUAL", "'='"),
           ("IN", "'in'"), ("ELSE", "'else'"), ("NAME", "a name"), ("_INDENT", "an indented block"),
@@ -50,6 +55,8 @@ def _expected_words(expected: set[str], opener: str | None, header: bool) -> str
         return "an indented block"
     if "_NEWLINE" in expected:
         return "end of line"
+    if "LESSTHAN" in expected:
+        expected = expected - {"IN"}  # `in` is then just one more comparison, not `for ... in`
     words = [text for name, text in _NAMED if name in expected]
     return " or ".join(words[:2]) if words else "something else"
 
@@ -100,7 +107,7 @@ def translate(exc: UnexpectedInput, source: str, filename: str) -> TgError:
         text = lines[line - 1] if line <= len(lines) else ""
         if ch in "'\"":
             rest = source[exc.pos_in_stream:]
-            if rest.startswith((ch * 3)) or re.match(r"[rRfFuUbB]{1,2}('''|\"\"\")", text[col - 3: col + 2]):
+            if rest.startswith(ch * 3) or re.match(r"[rRfFuUbB]{1,2}('''|\"\"\")", text[col - 3: col + 2]):
                 return err("SyntaxError", f"unterminated triple-quoted string literal (detected at line "
                            f"{len(lines)})", line, col)
             return err("SyntaxError", f"unterminated string literal (detected at line {line})", line, col)
@@ -133,8 +140,8 @@ def translate(exc: UnexpectedInput, source: str, filename: str) -> TgError:
                 "_INDENT" in expected and len(expected) <= 2):
             line = tok.end_line if kind != "$END" else len(lines)
             header = _header_line(lines, tok.line)
-            return err("IndentationError", f"expected an indented block after line {header}", line,
-                       max(tok.end_column, 1))
+            col = max(tok.end_column, 1) if kind in ("_NEWLINE", "_DEDENT") else tok.column
+            return err("IndentationError", f"expected an indented block after line {header}", line, col)
         line, col = tok.line, tok.column
         header = _empty_block_header(lines, line)
         if header:

@@ -6,10 +6,13 @@ their real line/column so runtime errors inside them point at the right place.
 
 from __future__ import annotations
 
-from typing import Callable
+import re
+from collections.abc import Callable
 
 from . import ast
 from .diagnostics import TgError
+
+_BRACE = re.compile(r"[{}]")
 
 
 def _field_end(body: str, i: int) -> tuple[int, int, int]:
@@ -61,7 +64,14 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
     parts: list = []
     literal: list[str] = []
     i = 0
-    while i < len(body):
+    while True:
+        brace = _BRACE.search(body, i)  # jump over literal text: a loop per character is slow
+        if brace is None:
+            literal.append(body[i:])
+            break
+        j = brace.start()
+        literal.append(body[i:j])
+        i = j
         ch = body[i]
         if ch == "{" and body[i + 1: i + 2] == "{":
             literal.append("{")
@@ -71,7 +81,7 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
                 raise fail("single '}' is not allowed")
             literal.append("}")
             i += 2
-        elif ch == "{":
+        else:
             text = "".join(literal)
             parts.append(text if raw else unescape(text))
             literal = []
@@ -103,9 +113,6 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
             parts.append(ast.FormattedValue(value, conversion, spec, line=fline, col=fcol,
                                             end_line=eline2, end_col=ecol2))
             i = end + 1
-        else:
-            literal.append(ch)
-            i += 1
     text = "".join(literal)
     parts.append(text if raw else unescape(text))
     return parts

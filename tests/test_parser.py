@@ -184,3 +184,48 @@ def test_deep_blocks_give_clean_error():
 def test_long_operator_chain_parses_without_recursion():
     node = parse("x = " + " + ".join(["1"] * 5000) + "\n").body[0].value
     assert isinstance(node, ast.BinOp)
+
+
+# ---- flat operator rules (issue 5): ToAst restores Python's precedence and spans ----
+
+@pytest.mark.parametrize("text, shape", [
+    ("a and not b == c", "(and a (not (cmp b == c)))"),
+    ("-a ** -b ** c", "(- (** a (- (** b c))))"),
+    ("a * -b ** c + d", "(+ (* a (- (** b c))) d)"),
+    ("(a + b) * c", "(* (+ a b) c)"),
+    ("(a < b) < c", "(cmp (cmp a < b) < c)"),
+    ("(a and b) and c", "(and (and a b) c)"),
+    ("a if b else c or d", "(if b a (or c d))"),
+    ("not a if b else c", "(if b (not a) c)"),
+    ("a == b or c == d", "(or (cmp a == b) (cmp c == d))"),
+    ("a < b + c < d", "(cmp a < (+ b c) < d)"),
+    ("a ** b ** c ** d", "(** a (** b (** c d)))"),
+])
+def test_precedence_of_flat_operators(text, shape):
+    assert show(expr(text)) == shape
+
+
+def test_parenthesized_child_spans_its_parentheses():
+    node = expr("(a + b) * c")
+    assert (node.col, node.end_col) == (1, 12)
+    assert (node.left.col, node.left.end_col) == (2, 7)  # the inner node keeps its own span
+    call = parse("y = f((x))\n").body[0].value
+    assert (call.args[0].col, call.args[0].end_col) == (8, 9)
+
+
+def test_fstring_name_fields_match_parsed_fields():
+    fast = parse('s = f"{w.grad}"\n').body[0].value.parts[0].value
+    slow = parse('s = f"{w.grad }"\n').body[0].value.parts[0].value  # not a bare name: parsed
+    assert fast == slow and (fast.col, fast.end_col) == (8, 14)
+
+
+@pytest.mark.parametrize("src, fragment, col", [
+    ("x.if = 1\n", "got 'if'", 3),  # keywords are never names, as in Python
+    ("x = a == not b\n", "got 'not'", 10),
+    ("x = (]\n", "closing parenthesis ']' does not match opening parenthesis '('", 6),
+    ("x = a if b\n", "expected 'else'", 11),
+    ("x = a if b if c else d else e\n", "expected 'else' after 'if' expression", 5),
+])
+def test_python_like_errors(src, fragment, col):
+    e = err(src)
+    assert fragment in e.message and e.col == col
