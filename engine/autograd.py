@@ -326,11 +326,11 @@ def _raise_modified(array, where: str, now: int, expected: int):
 
 
 def _accumulate(tensor, g, create_graph: bool) -> None:
-    from .ops import copy_for_grad
-    from .tensor import Tensor
-
+    Tensor = _engine()[0]
     grad = tensor._grad
     if create_graph:
+        from .ops import copy_for_grad
+
         g = g if type(g) is Tensor else Tensor._wrap(g)
         tensor._grad = copy_for_grad(g) if grad is None else grad + g
         return
@@ -340,6 +340,10 @@ def _accumulate(tensor, g, create_graph: bool) -> None:
         # copy: one gradient array can reach several leaves (e.g. through an add)
         tensor._grad = Tensor._wrap(np.array(g, dtype=tensor.array.dtype, copy=True))
     else:
-        # in place, as torch does: a reference taken to `.grad` sees the sum
-        grad.array = np.add(grad.array, g, dtype=grad.array.dtype)
+        # in place, as torch does: a reference taken to `.grad` (or its storage) sees the sum
+        target = grad.array
+        if type(target) is np.ndarray and target.flags.writeable and target.shape == g.shape:
+            np.add(target, g, out=target, casting="unsafe")
+        else:
+            grad.array = np.add(target, g, dtype=target.dtype)
         grad._bump_version()

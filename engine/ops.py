@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd import GradMode
-from .limits import check_allocation
+from .limits import MemoryLimit, check_allocation
 from .tensor import Tensor, record
 
 # torch gives inf/nan silently; NumPy would print a RuntimeWarning on stderr
@@ -152,8 +152,20 @@ def _binary(a, b, floating: bool = False):
     return _cast(a, dt), _cast(b, dt), dt
 
 
+_BROADCASTS: set = set()  # shape pairs already checked: loops meet the same ones
+
+
 def check_broadcast(a_shape, b_shape, dtype) -> None:
     """torch's error for shapes that do not broadcast (NumPy's would name other things)."""
+    key = (a_shape, b_shape, dtype, MemoryLimit.max_bytes)
+    if key in _BROADCASTS:
+        return
+    _check_broadcast(a_shape, b_shape, dtype)
+    if len(_BROADCASTS) < 10_000:
+        _BROADCASTS.add(key)
+
+
+def _check_broadcast(a_shape, b_shape, dtype) -> None:
     ndim = builtins.max(len(a_shape), len(b_shape))
     a_full = (1,) * (ndim - len(a_shape)) + tuple(a_shape)
     b_full = (1,) * (ndim - len(b_shape)) + tuple(b_shape)
@@ -491,7 +503,9 @@ def mean(a, dim=None, keepdim=False, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_torch_type_word(x.dtype)}")
     if dim is None:
-        return record(MEAN_ALL, np.mean(x, dtype=x.dtype), (a,), {"shape": x.shape})
+        # the ufunc itself: np.mean adds microseconds of Python around the same sum
+        return record(MEAN_ALL, np.add.reduce(x, axis=None, dtype=x.dtype) / x.size, (a,),
+                      {"shape": x.shape})
     dims = _reduce_dims(dim, x.ndim)
     out = np.mean(x, axis=dims, keepdims=keepdim, dtype=x.dtype)
     return record(MEAN_DIM, out, (a,), {"shape": x.shape, "dims": dims, "keepdim": keepdim})
@@ -981,7 +995,8 @@ def inplace(a: Tensor, result: Tensor) -> Tensor:
         raise RuntimeError(
             f"output with shape {list(a.array.shape)} doesn't match the broadcast shape "
             f"{list(result.array.shape)}")
-    if np.result_type(result.array.dtype, a.array.dtype) != a.array.dtype:
+    if result.array.dtype != a.array.dtype and \
+            np.result_type(result.array.dtype, a.array.dtype) != a.array.dtype:
         raise RuntimeError(
             f"result type {_torch_type_word(result.array.dtype)} can't be cast to the desired "
             f"output type {_torch_type_word(a.array.dtype)}")

@@ -318,11 +318,15 @@ def as_value(v, create_graph: bool):
 def sum_to(g, shape):
     """Sum a broadcast gradient back to an input's shape (the one place that unbroadcasts)."""
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if type(g) is Tensor:
+        axes = tuple(range(lead)) + kept
         return ops.sum(g, dim=axes, keepdim=True).reshape(shape) if axes else g.reshape(shape)
-    return np.sum(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+    if lead:
+        g = np.add.reduce(g, axis=tuple(range(lead)))  # the usual case: a bias's leading dims
+    if kept:
+        g = np.add.reduce(g, axis=tuple(k - lead for k in kept), keepdims=True)
+    return g if g.shape == shape else g.reshape(shape)
 
 
 def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False):
