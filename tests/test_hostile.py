@@ -147,3 +147,10 @@ def test_graph_output_is_never_half_written(tmp_path):
     assert proc.returncode == 0
     assert target.read_text().rstrip().endswith("}")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_unprintable_string_is_a_program_error(tmp_path):
+    """Found by fuzzing: a lone surrogate cannot be written to a UTF-8 stdout (as in Python)."""
+    proc = autodiff(write(tmp_path, "surrogate.tg", "print('ok')\nprint('\\ud800')\n"))
+    assert proc.stdout == b"ok\n"
+    _one_clean_diagnostic(proc, 1, "surrogate.tg:2:", "UnicodeEncodeError")
