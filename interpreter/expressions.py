@@ -252,14 +252,7 @@ def compile_Call(node: ast.Call, cx: Context) -> Eval:
             f = func(L)
             return f(*[a(L) for a in args], **{k: v(L) for k, v in kwargs})
 
-    def ev(L: dict) -> Any:
-        try:
-            return call(L)
-        except TgError:
-            raise
-        except Exception as exc:
-            raise runtime_error(exc, node, filename) from None
-    return ev
+    return guarded(node, cx, call)
 
 
 def compile_FString(node: ast.FString, cx: Context) -> Eval:

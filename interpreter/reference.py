@@ -87,6 +87,17 @@ class ReferenceTimeout(ReferenceRunError):
     """The program did not finish within the timeout."""
 
 
+def _run_child(cmd: list[str], cwd: str, timeout: float | None, what: str):
+    """Run the torch child process, turning a hang or a missing Python into our errors."""
+    try:
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, cwd=cwd, env=_child_env(), timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise ReferenceTimeout(f"{what} did not finish within {timeout:g} s") from exc
+    except OSError as exc:
+        raise ReferenceRunError(f"cannot start {cmd[0]!r}: {exc}") from exc
+
+
 def torch_available() -> bool:
     """True when ``torch`` can be imported by this interpreter (not imported here)."""
     try:
@@ -205,20 +216,7 @@ def run_with_torch(
         with open(runner, "w", encoding="utf-8") as f:
             f.write(_RUNNER)
         cmd = [python, runner, prog, errfile, "1" if prepend else "0", filename]
-        try:
-            proc = subprocess.run(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=tmp,
-                env=_child_env(),
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise ReferenceTimeout(f"program did not finish within {timeout:g} s") from exc
-        except OSError as exc:
-            raise ReferenceRunError(f"cannot start {python!r}: {exc}") from exc
+        proc = _run_child(cmd, tmp, timeout, "program")
         stdout = proc.stdout.decode("utf-8", errors="replace")
         stderr = proc.stderr.decode("utf-8", errors="replace")
         error: str | None = None
@@ -327,20 +325,7 @@ def run_many_with_torch(
             json.dump(jobs, f)
         with open(runner, "w", encoding="utf-8") as f:
             f.write(_BATCH_RUNNER)
-        try:
-            proc = subprocess.run(
-                [python, runner, jobs_path, results_path],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=tmp,
-                env=_child_env(),
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise ReferenceTimeout(f"batch did not finish within {timeout:g} s") from exc
-        except OSError as exc:
-            raise ReferenceRunError(f"cannot start {python!r}: {exc}") from exc
+        proc = _run_child([python, runner, jobs_path, results_path], tmp, timeout, "batch")
         rows = []
         if os.path.exists(results_path):
             with open(results_path, encoding="utf-8") as f:
