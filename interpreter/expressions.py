@@ -227,7 +227,6 @@ def compile_Call(node: ast.Call, cx: Context) -> Eval:
     func = compile_expr(node.func, cx)
     args = [compile_expr(a, cx) for a in node.args]
     kwargs = [(k.arg, compile_expr(k.value, cx)) for k in node.keywords]
-    filename = cx.filename
     # fixed-arity forms keep Python-to-Python calls cheap (and off the C stack)
     if not kwargs and len(args) == 0:
         def call(L: dict) -> Any:
