@@ -1,10 +1,8 @@
 """Run a program while watching the engine: every created tensor and every backward call.
 
 `trace_source` is what every view (report, graph, check, explain) builds on. It
-uses the engine's observer hooks (CreationObserver, BackwardObserver) and wraps
-`Tensor.backward` for the duration of the run to learn which tensor each
-backward pass starts from (see /tmp/autodiff-bugs/cli.md: a "pass started" hook
-in the engine would replace `_watch_backward`).
+uses only the engine's observer hooks: CreationObserver for each new tensor, and
+BackwardObserver for each backward pass (which tensor it starts from, each step, its end).
 """
 
 from __future__ import annotations
@@ -132,31 +130,36 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
                                                    for o in grads_out]
             call.steps.append(Step(node, _array(grad_in), outs))
 
-    original = Tensor.backward
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def started(tensors, grad_tensors, create_graph, is_grad):
+        if is_grad:  # torch.autograd.grad: watched only through its steps (ignored above)
+            current[0] = None
+            return None
+        t = tensors[0]
+        gradient = None if grad_tensors is None else grad_tensors[0]
         if len(trace.calls) in seeds:  # `autodiff explain` builds J row by row this way
-            gradient = Tensor._wrap(np.asarray(seeds[len(trace.calls)], dtype=self.array.dtype))
+            gradient = Tensor._wrap(np.asarray(seeds[len(trace.calls)], dtype=t.array.dtype))
         if gradient is None:
-            seed = np.ones_like(self.array)
+            seed = np.ones_like(t.array)
         else:
             seed = np.array(gradient.array if type(gradient) is Tensor else gradient,
-                            dtype=self.array.dtype)
-        call = BackwardCall(self, np.array(self.array, copy=True), seed, gradient is not None, create_graph)
+                            dtype=t.array.dtype)
+        call = BackwardCall(t, np.array(t.array, copy=True), seed, gradient is not None,
+                            create_graph)
         trace.calls.append(call)
         current[0] = call
-        try:
-            original(self, gradient, retain_graph, create_graph, inputs)
-        finally:
-            current[0] = None
-        if after_backward is not None:
+        return None if gradient is None else [gradient]
+
+    def finished(ok: bool) -> None:
+        current[0] = None
+        if ok and after_backward is not None:
             after_backward(len(trace.calls))
 
-    saved = (Tensor.backward, BackwardObserver.current, CreationObserver.current)
-    Tensor.backward = backward
-    BackwardObserver.current = observe
-    CreationObserver.current = created
+    hooks = (BackwardObserver.started, BackwardObserver.current, BackwardObserver.finished,
+             CreationObserver.current)
+    BackwardObserver.started, BackwardObserver.current = started, observe
+    BackwardObserver.finished, CreationObserver.current = finished, created
     try:
         yield
     finally:
-        Tensor.backward, BackwardObserver.current, CreationObserver.current = saved
+        (BackwardObserver.started, BackwardObserver.current, BackwardObserver.finished,
+         CreationObserver.current) = hooks

@@ -265,9 +265,9 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
     inputs = [inputs] if type(inputs) is Tensor else list(inputs)
     if grad_outputs is not None and type(grad_outputs) is Tensor:
         grad_outputs = [grad_outputs]
-    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
-    if BackwardObserver.started is not None:
+    if BackwardObserver.started is not None:  # watched, but its seeds are its own
         BackwardObserver.started(outputs, grad_outputs, create_graph, True)
+    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
     targets = []
     for t in inputs:
         if not t.requires_grad:

@@ -153,11 +153,14 @@ class BackwardObserver:
     """Hooks for tools that watch backward passes (`autodiff explain`, `graph`, `check`).
 
     `started(tensors, grad_tensors, create_graph, is_grad)` is called when backward() or
-    autograd.grad() begins; `current(node, grad_in, grads_out)` at each step, with
-    grads_out None for an AccumulateGrad. Both are read once per pass, not per node."""
+    autograd.grad() begins, and may return replacement grad_tensors (`autodiff explain`
+    builds a Jacobian row by row that way); `current(node, grad_in, grads_out)` at each
+    step, with grads_out None for an AccumulateGrad; `finished(ok)` when the pass ends.
+    All are read once per pass, not per node."""
 
     started = None
     current = None
+    finished = None
 
 
 def _reaching(roots, targets) -> set:

@@ -331,13 +331,21 @@ def sum_to(g, shape):
 
 def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False):
     """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad`."""
-    roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
-    if BackwardObserver.started is not None:
-        BackwardObserver.started(tensors, grad_tensors, create_graph, False)
-    if create_graph:
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
-    run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
-                 create_graph=create_graph)
+    started, finished = BackwardObserver.started, BackwardObserver.finished
+    if started is not None:
+        replaced = started(tensors, grad_tensors, create_graph, False)
+        grad_tensors = grad_tensors if replaced is None else replaced
+    ok = False
+    try:
+        roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+        if create_graph:
+            warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
+        run_backward(roots, grads, create_graph=create_graph,
+                     retain_graph=create_graph if retain_graph is None else retain_graph)
+        ok = True
+    finally:
+        if finished is not None:
+            finished(ok)
 
 
 def _roots_and_grads(tensors, grad_tensors, create_graph):
