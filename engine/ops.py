@@ -64,7 +64,6 @@ exp_ = _dual(np.exp, "exp")
 log_ = _dual(np.log, "log")
 sin_ = _dual(np.sin, "sin")
 cos_ = _dual(np.cos, "cos")
-sign_ = _dual(np.sign, "sign")
 
 
 def expand_(v, shape):

@@ -106,10 +106,9 @@ def compile_Name(node: ast.Name, cx: Context) -> Eval:
     return ev_global
 
 
-def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
-    op, left, right = BINOPS[node.op], compile_expr(node.left, cx), compile_expr(node.right, cx)
-    filename = cx.filename
-
+def _binary(node: ast.Node, op: Callable[[Any, Any], Any], left: Eval, right: Eval,
+            filename: str) -> Eval:
+    """`op(left, right)`, an error placed at `node` (a binary operator or one comparison)."""
     def ev(L: dict) -> Any:
         a = left(L)
         b = right(L)
@@ -118,6 +117,11 @@ def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
         except Exception as exc:
             raise runtime_error(exc, node, filename) from None
     return ev
+
+
+def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
+    return _binary(node, BINOPS[node.op], compile_expr(node.left, cx),
+                   compile_expr(node.right, cx), cx.filename)
 
 
 def compile_UnaryOp(node: ast.UnaryOp, cx: Context) -> Eval:
@@ -152,15 +156,7 @@ def compile_Compare(node: ast.Compare, cx: Context) -> Eval:
     filename = cx.filename
     if len(pairs) == 1:
         (op, right), = pairs
-
-        def ev1(L: dict) -> Any:
-            a = left(L)
-            b = right(L)
-            try:
-                return op(a, b)
-            except Exception as exc:
-                raise runtime_error(exc, node, filename) from None
-        return ev1
+        return _binary(node, op, left, right, filename)
 
     def ev(L: dict) -> Any:
         a = left(L)

@@ -63,3 +63,8 @@ def test_allowed_attributes_still_work():
     result = run_source("print(thing.value)\n", out=out, modules=MODULES)
     assert result.error.error_class == "NameError"  # `thing` is not injectable: no host objects leak in
     assert Thing().value == 1
+    # and the allow-list does let public names through: math's and a list's
+    out = io.StringIO()
+    ok = run_source("import math\nx = [1]\nx.append(2)\nprint(math.sqrt(4.0), x)\n",
+                    out=out, modules=MODULES)
+    assert ok.error is None and out.getvalue() == "2.0 [1, 2]\n"
