@@ -82,6 +82,16 @@ def mT_(v):
     return v.transpose(-2, -1) if type(v) is Tensor else np.swapaxes(v, -1, -2)
 
 
+def mm_(x, y):
+    """Matrix product for rules and forwards alike: an inner size of 1 between real
+    matrices is an outer product, which keeps torch's -0. (BLAS would add to +0.)."""
+    if type(x) is Tensor or type(y) is Tensor:
+        return x @ y
+    if x.ndim >= 2 and y.ndim >= 2 and x.shape[-1] == 1 and x.shape[-2] > 1 and y.shape[-1] > 1:
+        return x * y
+    return x @ y
+
+
 def outer_(u, v):
     return u.reshape((-1, 1)) * v.reshape((1, -1))
 
@@ -545,7 +555,7 @@ DOT = Op("DotBackward0", lambda g, out, a, b: g * b, lambda g, out, a, b: g * a,
          reads=_CROSSED)
 MV = Op("MvBackward0", lambda g, out, m, v: outer_(g, v), lambda g, out, m, v: mT_(m) @ g,
         saves="i", reads=_CROSSED)
-MM = Op("MmBackward0", lambda g, out, a, b: g @ mT_(b), lambda g, out, a, b: mT_(a) @ g,
+MM = Op("MmBackward0", lambda g, out, a, b: mm_(g, mT_(b)), lambda g, out, a, b: mm_(mT_(a), g),
         saves="i", reads=_CROSSED)
 
 
@@ -595,10 +605,7 @@ def mm(a, b):
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_torch_type_name(a.array.dtype)} != {_torch_type_name(b.array.dtype)}")
     check_allocation((a.array.shape[0], b.array.shape[1]), a.array.dtype)
-    if a.array.shape[1] == 1 and a.array.shape[0] > 1 and b.array.shape[1] > 1:
-        # torch computes this outer product without adding to +0., so it keeps -0.
-        return record(MM, a.array * b.array, (a, b))
-    return record(MM, a.array @ b.array, (a, b))
+    return record(MM, mm_(a.array, b.array), (a, b))
 
 
 def _torch_type_name(dt) -> str:
