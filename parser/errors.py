@@ -1,17 +1,11 @@
-"""Turn Lark's parse errors into TgErrors worded for a learner, not a grammar dump."""
+"""Turn parse errors into TgErrors worded for a learner, not a grammar dump."""
 
 from __future__ import annotations
 
 import re
 
-from lark.exceptions import (
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-)
-
 from .diagnostics import TgError
+from .lalr import UnexpectedCharacters, UnexpectedToken
 
 # Terminals that can start an expression: when the parser accepts these, say "an expression".
 _EXPR_START = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "MINUS", "PLUS", "TILDE",
@@ -95,7 +89,7 @@ def _unsupported_word(source_line: str, upto: int) -> str | None:
     return None
 
 
-def translate(exc: UnexpectedInput, source: str, filename: str) -> TgError:
+def translate(exc: UnexpectedCharacters | UnexpectedToken, source: str, filename: str) -> TgError:
     lines = source.splitlines()
 
     def err(cls: str, message: str, line: int, col: int, width: int = 1) -> TgError:
@@ -125,37 +119,35 @@ def translate(exc: UnexpectedInput, source: str, filename: str) -> TgError:
                        line, col)
         return err("SyntaxError", "invalid syntax", line, col)
 
-    if isinstance(exc, (UnexpectedToken, UnexpectedEOF)):
-        tok = getattr(exc, "token", None)
-        expected = set(exc.expected)
-        if tok is None or tok.type == "$END":
-            last = len(lines)
-            return err("SyntaxError", f"expected {_expected_words(expected, None, False)}, got end of file",
-                       last, len(lines[-1]) + 1 if lines else 1)
-        kind = tok.type
-        if kind == "_INDENT":
-            line, col = tok.end_line, tok.end_column
-            return err("IndentationError", "unexpected indent", line, col)
-        if "_INDENT" in expected and kind in ("_NEWLINE", "_DEDENT") or (
-                "_INDENT" in expected and len(expected) <= 2):
-            line = tok.end_line if kind != "$END" else len(lines)
-            header = _header_line(lines, tok.line)
-            col = max(tok.end_column, 1) if kind in ("_NEWLINE", "_DEDENT") else tok.column
-            return err("IndentationError", f"expected an indented block after line {header}", line, col)
-        line, col = tok.line, tok.column
-        header = _empty_block_header(lines, line)
-        if header:
-            return err("IndentationError", f"expected an indented block after line {header}", line, col)
-        text = lines[line - 1] if line <= len(lines) else ""
-        found = _unsupported_word(text, col)
-        if found is None:
-            found = _special(kind, expected, text, col)
-        if found:
-            return err("SyntaxError", found, line, col, max(len(str(tok)), 1) if kind != "_NEWLINE" else 1)
-        width = len(str(tok)) if kind not in ("_NEWLINE", "_DEDENT") else 1
-        words = _expected_words(expected, _open_bracket(source, lines, line, col), bool(_HEADER.match(text)))
-        return err("SyntaxError", f"expected {words}, got {_describe_token(tok)}", line, col, width)
-    return err("SyntaxError", "invalid syntax", getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
+    tok = exc.token
+    expected = set(exc.expected)
+    if tok.type == "$END":
+        last = len(lines)
+        return err("SyntaxError", f"expected {_expected_words(expected, None, False)}, got end of file",
+                   last, len(lines[-1]) + 1 if lines else 1)
+    kind = tok.type
+    if kind == "_INDENT":
+        line, col = tok.end_line, tok.end_column
+        return err("IndentationError", "unexpected indent", line, col)
+    if "_INDENT" in expected and kind in ("_NEWLINE", "_DEDENT") or (
+            "_INDENT" in expected and len(expected) <= 2):
+        line = tok.end_line
+        header = _header_line(lines, tok.line)
+        col = max(tok.end_column, 1) if kind in ("_NEWLINE", "_DEDENT") else tok.column
+        return err("IndentationError", f"expected an indented block after line {header}", line, col)
+    line, col = tok.line, tok.column
+    header = _empty_block_header(lines, line)
+    if header:
+        return err("IndentationError", f"expected an indented block after line {header}", line, col)
+    text = lines[line - 1] if line <= len(lines) else ""
+    found = _unsupported_word(text, col)
+    if found is None:
+        found = _special(kind, expected, text, col)
+    if found:
+        return err("SyntaxError", found, line, col, max(len(str(tok)), 1) if kind != "_NEWLINE" else 1)
+    width = len(str(tok)) if kind not in ("_NEWLINE", "_DEDENT") else 1
+    words = _expected_words(expected, _open_bracket(source, lines, line, col), bool(_HEADER.match(text)))
+    return err("SyntaxError", f"expected {words}, got {_describe_token(tok)}", line, col, width)
 
 
 def _special(kind: str, expected: set[str], text: str, col: int) -> str | None:

@@ -1,10 +1,10 @@
 """TgLexer: one compiled regular expression turns .tg source into the grammar's terminals.
 
-Lark's own lexer spent about 3 µs a token (issue 5). This one matches the same terminals
-(their patterns and keywords come from tg.lark) in one `re` call a token, and also gives
-Python's errors, with positions, for what Lark's Indenter would otherwise assert on or
-report without a place: unmatched or unclosed brackets, too deep nesting (before anything
-recurses), inconsistent tabs and bad unindents. Keywords are always keywords, as in Python.
+It matches the grammar's terminals (their patterns and keywords come from tg.lark, through
+tables.py) in one `re` call a token, turns line breaks outside brackets into _NEWLINE and
+the _INDENT/_DEDENT tokens of Python's indentation rules, and gives Python's errors, with
+positions: unmatched or unclosed brackets, too deep nesting (before anything recurses),
+inconsistent tabs and bad unindents. Keywords are always keywords, as in Python.
 """
 
 from __future__ import annotations
@@ -12,54 +12,32 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from lark import Token
-from lark.exceptions import UnexpectedCharacters
-from lark.lexer import Lexer
-
 from .diagnostics import TgError
-from .indenter import TgIndenter
+from .lalr import Token, UnexpectedCharacters
 
 MAX_PAREN_DEPTH = 200  # CPython's limit: "too many nested parentheses"
 MAX_INDENT_DEPTH = 100  # CPython's limit: "too many levels of indentation"
-_OPEN = frozenset(TgIndenter.OPEN_PAREN_types)
-_NL = TgIndenter.NL_type
+_OPEN = frozenset(("LPAR", "LSQB"))
+_NL, _INDENT, _DEDENT = "_NEWLINE", "_INDENT", "_DEDENT"
 _PAIRS = {")": "(", "]": "["}
 _BRACKETS = frozenset("()[]")
 _SPACES = re.compile(r"[\t \f]*")
-
-
-class _Token(Token):
-    """A Token made with one call: Lark's Token() goes through two (its deprecation shim)."""
-
-    __slots__ = ()
-
-    def __new__(cls, type, value, start_pos, line, column, end_line, end_column, end_pos):
-        token = str.__new__(cls, value)
-        token.type = type
-        token.value = value
-        token.start_pos = start_pos
-        token.line = line
-        token.column = column
-        token.end_line = end_line
-        token.end_column = end_column
-        token.end_pos = end_pos
-        return token
 
 
 def _error(cls: str, message: str, line: int, col: int) -> TgError:
     return TgError(cls, message, line=line, col=col, end_col=col + 1)  # _run adds the filename
 
 
-class TgLexer(Lexer):
-    """Custom lexer for Lark's LALR parser (`Lark(..., lexer=TgLexer)`)."""
+class TgLexer:
+    """Made once from the grammar's terminals, as (name, 'str' or 're', literal or regexp)."""
 
-    def __init__(self, lexer_conf) -> None:
-        patterns = {t.name: t.pattern for t in lexer_conf.terminals}
-        literals = {p.value: name for name, p in patterns.items() if p.type == "str"}
+    def __init__(self, terminals: list) -> None:
+        patterns = {name: value for name, kind, value in terminals if kind == "re"}
+        literals = {value: name for name, kind, value in terminals if kind == "str"}
         self.keywords = {word: name for word, name in literals.items() if word.isidentifier()}
         self.symbols = {symbol: name for symbol, name in literals.items() if not symbol.isidentifier()}
         symbols = sorted(self.symbols, key=len, reverse=True)
-        groups = [(name, patterns[name].to_regexp()) for name in (_NL, "STRING", "FLOAT", "INT", "NAME", "AUGOP")]
+        groups = [(name, patterns[name]) for name in (_NL, "STRING", "FLOAT", "INT", "NAME", "AUGOP")]
         groups += [("OP", "|".join(map(re.escape, symbols))), ("CONT", r"\\[\t \f]*\r?\n")]
         alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in groups)
         # skipping the spaces before a token in the same match saves a loop turn per token
@@ -71,7 +49,6 @@ class TgLexer(Lexer):
         brackets: list[tuple[str, int, int]] = []  # the open ones, as (bracket, line, column)
         levels = [(0, 0)]  # indentation as (width with tab=8, width with tab=1), like CPython
         last_indent = ""
-        indenter = TgIndenter()  # new for each text: f-string fields are lexed inside a parse
         newline = None
         while True:
             m = match(text, pos)
@@ -79,13 +56,13 @@ class TgLexer(Lexer):
                 start = _SPACES.match(text, pos).end()
                 if start == len(text):
                     break
-                raise UnexpectedCharacters(text, start, line, start - line_start + 1)
+                raise UnexpectedCharacters(start, line, start - line_start + 1)
             kind = m.lastgroup
             start, pos = m.span(kind)
             value = text[start:pos]
             column = start - line_start + 1
             if kind == "NAME":  # the most common tokens first: one line, no checks
-                yield _Token(keywords.get(value, "NAME"), value, start, line, column, line, pos - line_start + 1, pos)
+                yield Token(keywords.get(value, "NAME"), value, start, line, column, line, pos - line_start + 1, pos)
                 continue
             if kind == "OP":
                 kind = symbols[value]
@@ -101,7 +78,7 @@ class TgLexer(Lexer):
                         if opener != _PAIRS[value]:
                             raise _error("SyntaxError", f"closing parenthesis '{value}' does not match "
                                          f"opening parenthesis '{opener}'", line, column)
-                yield _Token(kind, value, start, line, column, line, pos - line_start + 1, pos)
+                yield Token(kind, value, start, line, column, line, pos - line_start + 1, pos)
                 continue
             first_line = line
             newlines = value.count("\n")
@@ -111,26 +88,33 @@ class TgLexer(Lexer):
             if kind == _NL:
                 if brackets or not newlines:
                     continue  # a line break inside brackets, or a comment ending the text
-                newline = _Token(kind, value, start, first_line, column, line, pos - line_start + 1, pos)
+                newline = Token(kind, value, start, first_line, column, line, pos - line_start + 1, pos)
                 indent = value[line_start - start:]
                 if indent == last_indent:
                     yield newline  # same indentation as the line before: no INDENT/DEDENT
                     continue
-                self._check_indent(indent, levels, line)
+                change = self._check_indent(indent, levels, line)
                 last_indent = indent
-                yield from indenter.handle_NL(newline)  # the _NEWLINE, then any _INDENT/_DEDENTs
+                yield newline
+                if change > 0:
+                    yield newline.borrow(_INDENT, indent)
+                for _ in range(-change):
+                    yield newline.borrow(_DEDENT, indent)
                 continue
             if kind == "CONT":
                 continue
-            yield _Token(kind, value, start, first_line, column, line, pos - line_start + 1, pos)
+            yield Token(kind, value, start, first_line, column, line, pos - line_start + 1, pos)
         if brackets:
             bracket, line, column = brackets[-1]
             raise _error("SyntaxError", f"'{bracket}' was never closed", line, column)
-        for _ in indenter.indent_level[1:]:  # close the blocks still open, as Indenter.process does
-            yield Token.new_borrow_pos(indenter.DEDENT_type, "", newline)
+        for _ in levels[1:]:  # close the blocks still open
+            yield newline.borrow(_DEDENT, "")
+        end = newline or Token("", "", pos, line, pos - line_start + 1, line, pos - line_start + 1, pos)
+        yield end.borrow("$END", "")
 
     @staticmethod
-    def _check_indent(indent: str, levels: list, line: int) -> None:
+    def _check_indent(indent: str, levels: list, line: int) -> int:
+        """1 for an indent, -n for n dedents, 0 for the same level; raises Python's errors."""
         wide = len(indent.expandtabs(8))
         narrow = len(indent)
         col = narrow + 1
@@ -141,7 +125,8 @@ class TgLexer(Lexer):
             levels.append((wide, narrow))
             if len(levels) > MAX_INDENT_DEPTH:
                 raise _error("IndentationError", "too many levels of indentation", line, col)
-            return
+            return 1
+        depth = len(levels)
         while wide < levels[-1][0]:
             levels.pop()
         if wide != levels[-1][0]:
@@ -149,3 +134,4 @@ class TgLexer(Lexer):
                          line, col)
         if narrow != levels[-1][1]:
             raise _error("TabError", "inconsistent use of tabs and spaces in indentation", line, col)
+        return len(levels) - depth

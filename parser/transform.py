@@ -1,8 +1,8 @@
-"""Builds the .tg AST while Lark parses: ToAst is the `transformer=` of the LALR parser.
+"""Builds the .tg AST while the LALR parser reduces (lalr.py calls a ToAst method a rule).
 
 Each method gets the children of one reduction (rules marked `!` in tg.lark keep their
 tokens) and only builds nodes; all evaluation lives in the interpreter. Positions follow
-Lark's `propagate_positions`: a node spans its first to its last child, and a
+Lark's `propagate_positions` convention: a node spans its first to its last child, and a
 parenthesized expression, as a child, spans its parentheses (`outer` holds those spans;
 the node itself keeps its own). Operators arrive flat and go through `precedence.insert`.
 """
@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lark import Token, Transformer
-
 from . import ast
 from .diagnostics import TgError
+from .lalr import Token
 from .precedence import insert
 
 _ASSIGNABLE = (ast.Name, ast.Attribute, ast.Subscript)
@@ -49,11 +48,10 @@ def _unescape(text: str) -> str:
     return _ESCAPES.sub(one, text) if "\\" in text else text
 
 
-class ToAst(Transformer):
+class ToAst:
     """One method per grammar rule or alias of tg.lark; each takes the list of children."""
 
     def __init__(self) -> None:
-        super().__init__()
         # Set by `parse` for each run: parses an f-string field at a (line, col), and the
         # spans with parentheses of the parenthesized nodes, by id (the node is kept alive).
         self.parse_fexpr: Callable[[str, int, int], ast.Node] | None = None
