@@ -111,7 +111,7 @@ def _parse(lines: int) -> dict:
     from autodiff.parser import parse
 
     source = make_program(lines)
-    parse("x = 1\n")  # builds (or loads) the Lark parser outside the clock
+    parse("x = 1\n")  # loads (or builds) the parser tables outside the clock
 
     def body():
         parse(source, "<generated>")

@@ -79,7 +79,7 @@ def main() -> None:
     args = ap.parse_args()
 
     start = time.perf_counter()
-    parse("x = 1\n")  # builds (or loads) the Lark parser once; reported separately
+    parse("x = 1\n")  # loads (or builds) the parser tables once; reported separately
     print(f"first parse (parser construction): {time.perf_counter() - start:.3f} s")
 
     if args.profile:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from .outcome import UsageError
 
@@ -20,16 +19,17 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
-@dataclass
 class RunLimits:
     """What `--max-memory` and `--timeout` said; checked when applied (inside `guarded`, so
     a bad value is a usage message, not a traceback)."""
 
-    max_memory: int | str | None = None  # bytes for one tensor, or text such as "512M"
-    timeout: float | None = None  # seconds of wall time; None for no limit
-    # also cap the whole process's address space (only for a process that runs one program,
-    # i.e. the console script, never inside a test runner)
-    whole_process: bool = False
+    def __init__(self, max_memory: int | str | None = None, timeout: float | None = None,
+                 whole_process: bool = False) -> None:
+        self.max_memory = max_memory  # bytes for one tensor, or text such as "512M"
+        self.timeout = timeout  # seconds of wall time; None for no limit
+        # also cap the whole process's address space (only for a process that runs one
+        # program, i.e. the console script, never inside a test runner)
+        self.whole_process = whole_process
 
 
 @contextmanager

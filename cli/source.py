@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TextIO
 
 from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
 
 
-@dataclass
 class LoadedSource:
-    text: str
-    filename: str
+    """A program's text (newlines made \\n) and the name its diagnostics use."""
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
 
 
 def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:

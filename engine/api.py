@@ -152,18 +152,27 @@ def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
 
 
 class _Random:
-    generator = np.random.default_rng(0)
+    """The default random stream. None until a program draws from it or seeds it: importing
+    numpy.random costs ~6 ms of start-up (issue 5), and most programs draw nothing."""
+
+    generator = None
+
+
+def _generator():
+    if _Random.generator is None:
+        _Random.generator = np.random.default_rng(0)
+    return _Random.generator
 
 
 def manual_seed(seed: int) -> None:
-    _Random.generator = np.random.default_rng(seed)
+    _Random.generator = np.random.default_rng(seed)  # now, so a bad seed fails on this line
 
 
 def rand(*size, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
     _check_sizes(ops._shape_arg(size))
     check_allocation(ops._shape_arg(size), np.float64)
-    return _finish_creation(_Random.generator.random(ops._shape_arg(size)).astype(dt.np), None,
+    return _finish_creation(_generator().random(ops._shape_arg(size)).astype(dt.np), None,
                             requires_grad)
 
 
@@ -171,7 +180,7 @@ def randn(*size, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
     _check_sizes(ops._shape_arg(size))
     check_allocation(ops._shape_arg(size), np.float64)
-    array = _Random.generator.standard_normal(ops._shape_arg(size)).astype(dt.np)
+    array = _generator().standard_normal(ops._shape_arg(size)).astype(dt.np)
     return _finish_creation(array, None, requires_grad)
 
 
@@ -179,7 +188,7 @@ def fresh_session() -> None:
     """Grad mode on and the default random stream, as in a new process (a program run
     in-process must not see what an earlier one left, e.g. set_grad_enabled(False))."""
     GradMode.enabled = True
-    _Random.generator = np.random.default_rng(0)
+    _Random.generator = None  # seed 0 again, made on first use
 
 
 def is_grad_enabled() -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import sys
-from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from autodiff.parser import ast, parse
@@ -26,11 +25,15 @@ __all__ = ["Program", "RunResult", "compile_program", "run_source", "default_mod
 _RECURSION_LIMIT = 40_000  # room for MAX_CALL_DEPTH nested .tg calls of a few frames each
 
 
-@dataclass
 class RunResult:
-    globals: dict[str, Any]  # top-level names in first-assignment order
-    error: TgError | None = None
-    assigned_lines: dict[str, int] = field(default_factory=dict)  # name -> line of first assignment
+    """What a run left."""
+
+    def __init__(self, globals: dict[str, Any], error: TgError | None = None,
+                 assigned_lines: dict[str, int] | None = None) -> None:
+        self.globals = globals  # top-level names in first-assignment order
+        self.error = error
+        # name -> line of its first assignment
+        self.assigned_lines = {} if assigned_lines is None else assigned_lines
 
 
 def default_modules() -> dict[str, Any]:

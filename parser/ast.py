@@ -1,215 +1,184 @@
-"""The .tg syntax tree: small slotted dataclasses named after Python's `ast` nodes.
+"""The .tg syntax tree: small slotted classes named after Python's `ast` nodes.
 
 Every node carries 1-based `line`/`col` of its first character and `end_line`/`end_col`
 of the position just after its last character (Lark's convention), so a caret span
-is `end_col - col` characters long when the node fits on one line.
+is `end_col - col` characters long when the node fits on one line. A node is built as
+`Name("x", line=1, col=5, end_line=1, end_col=6)`: its fields in `_fields` order, then
+the span by keyword. Plain classes, not dataclasses: making 33 dataclasses cost ~10 ms of
+every start-up (issue 5).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Optional
 
-
-@dataclass(slots=True, kw_only=True)
 class Node:
-    line: int = 0
-    col: int = 0
-    end_line: int = 0
-    end_col: int = 0
+    __slots__ = ("line", "col", "end_line", "end_col")
+    _fields: tuple[str, ...] = ()  # a node's own fields; `__slots__` is the same tuple
+
+    def __init__(self, *values, line: int = 0, col: int = 0, end_line: int = 0, end_col: int = 0) -> None:
+        if len(values) != len(self._fields):
+            raise TypeError(f"{type(self).__name__} takes {len(self._fields)} fields, got {len(values)}")
+        for name, value in zip(self._fields, values):
+            setattr(self, name, value)
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._fields + Node.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # mutable and compared by value
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields + Node.__slots__, self._values()))
+        return f"{type(self).__name__}({fields})"
 
 
 # ---- expressions ----
 
-@dataclass(slots=True)
 class Name(Node):
-    id: str
+    __slots__ = _fields = ('id',)
 
 
-@dataclass(slots=True)
 class Constant(Node):
-    value: Any  # int, float, str, bool, None or Ellipsis
+    # value: int, float, str, bool, None or Ellipsis
+    __slots__ = _fields = ('value',)
 
 
-@dataclass(slots=True)
 class FormattedValue(Node):
-    value: Node
-    conversion: Optional[str]  # 'r', 's', 'a' or None
-    spec: Optional["FString"]
+    # conversion: 'r', 's', 'a' or None
+    __slots__ = _fields = ('value', 'conversion', 'spec')
 
 
-@dataclass(slots=True)
 class FString(Node):
-    parts: tuple  # of str and FormattedValue
+    # parts: of str and FormattedValue
+    __slots__ = _fields = ('parts',)
 
 
-@dataclass(slots=True)
 class List(Node):
-    elts: tuple
+    __slots__ = _fields = ('elts',)
 
 
-@dataclass(slots=True)
 class Tuple(Node):
-    elts: tuple
+    __slots__ = _fields = ('elts',)
 
 
-@dataclass(slots=True)
 class BinOp(Node):
-    left: Node
-    op: str  # the Python operator text: '+', '**', '@', ...
-    right: Node
+    # op: the Python operator text: '+', '**', '@', ...
+    __slots__ = _fields = ('left', 'op', 'right')
 
 
-@dataclass(slots=True)
 class UnaryOp(Node):
-    op: str  # '-', '+', '~', 'not'
-    operand: Node
+    # op: '-', '+', '~', 'not'
+    __slots__ = _fields = ('op', 'operand')
 
 
-@dataclass(slots=True)
 class BoolOp(Node):
-    op: str  # 'and' or 'or'
-    values: tuple
+    # op: 'and' or 'or'
+    __slots__ = _fields = ('op', 'values')
 
 
-@dataclass(slots=True)
 class Compare(Node):
-    left: Node
-    ops: tuple  # of '<', '==', 'in', 'not in', 'is', 'is not', ...
-    comparators: tuple
+    # ops: of '<', '==', 'in', 'not in', 'is', 'is not', ...
+    __slots__ = _fields = ('left', 'ops', 'comparators')
 
 
-@dataclass(slots=True)
 class IfExp(Node):
-    test: Node
-    body: Node
-    orelse: Node
+    __slots__ = _fields = ('test', 'body', 'orelse')
 
 
-@dataclass(slots=True)
 class Keyword(Node):
-    arg: str
-    value: Node
+    __slots__ = _fields = ('arg', 'value')
 
 
-@dataclass(slots=True)
 class Call(Node):
-    func: Node
-    args: tuple
-    keywords: tuple  # of Keyword
+    # keywords: of Keyword
+    __slots__ = _fields = ('func', 'args', 'keywords')
 
 
-@dataclass(slots=True)
 class Attribute(Node):
-    value: Node
-    attr: str
+    __slots__ = _fields = ('value', 'attr')
 
 
-@dataclass(slots=True)
 class Subscript(Node):
-    value: Node
-    index: Node  # an expression, a Slice or a Tuple of them
+    # index: an expression, a Slice or a Tuple of them
+    __slots__ = _fields = ('value', 'index')
 
 
-@dataclass(slots=True)
 class Slice(Node):
-    lower: Optional[Node]
-    upper: Optional[Node]
-    step: Optional[Node]
-
+    __slots__ = _fields = ('lower', 'upper', 'step')
 
 # ---- statements ----
 
-@dataclass(slots=True)
 class Module(Node):
-    body: tuple
+    __slots__ = _fields = ('body',)
 
 
-@dataclass(slots=True)
 class Assign(Node):
-    targets: tuple  # `a = b = 1` has two targets
-    value: Node
+    # targets: `a = b = 1` has two targets
+    __slots__ = _fields = ('targets', 'value')
 
 
-@dataclass(slots=True)
 class AugAssign(Node):
-    target: Node
-    op: str  # '+', '-', ... (without '=')
-    value: Node
+    # op: '+', '-', ... (without '=')
+    __slots__ = _fields = ('target', 'op', 'value')
 
 
-@dataclass(slots=True)
 class ExprStmt(Node):
-    value: Node
+    __slots__ = _fields = ('value',)
 
 
-@dataclass(slots=True)
 class If(Node):
-    test: Node
-    body: tuple
-    orelse: tuple
+    __slots__ = _fields = ('test', 'body', 'orelse')
 
 
-@dataclass(slots=True)
 class While(Node):
-    test: Node
-    body: tuple
+    __slots__ = _fields = ('test', 'body')
 
 
-@dataclass(slots=True)
 class For(Node):
-    target: Node
-    iter: Node
-    body: tuple
+    __slots__ = _fields = ('target', 'iter', 'body')
 
 
-@dataclass(slots=True)
 class Break(Node):
-    pass
+    __slots__ = _fields = ()
 
 
-@dataclass(slots=True)
 class Continue(Node):
-    pass
+    __slots__ = _fields = ()
 
 
-@dataclass(slots=True)
 class Pass(Node):
-    pass
+    __slots__ = _fields = ()
 
 
-@dataclass(slots=True)
 class Param(Node):
-    name: str
-    default: Optional[Node]
+    __slots__ = _fields = ('name', 'default')
 
 
-@dataclass(slots=True)
 class FunctionDef(Node):
-    name: str
-    params: tuple  # of Param
-    body: tuple
+    # params: of Param
+    __slots__ = _fields = ('name', 'params', 'body')
 
 
-@dataclass(slots=True)
 class Return(Node):
-    value: Optional[Node]
+    __slots__ = _fields = ('value',)
 
 
-@dataclass(slots=True)
 class Assert(Node):
-    test: Node
-    msg: Optional[Node]
+    __slots__ = _fields = ('test', 'msg')
 
 
-@dataclass(slots=True)
 class With(Node):
-    context: Node
-    name: Optional[str]
-    body: tuple
+    __slots__ = _fields = ('context', 'name', 'body')
 
 
-@dataclass(slots=True)
 class Import(Node):
-    module: str  # dotted name, e.g. 'torch.nn'
-    asname: Optional[str]
+    # module: dotted name, e.g. 'torch.nn'
+    __slots__ = _fields = ('module', 'asname')
