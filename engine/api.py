@@ -201,12 +201,6 @@ def _swap(fn):
     return lambda a, b: fn(b, a)
 
 
-def _iop(fn):
-    def method(a, b):
-        return ops.inplace(a, fn(a, b))
-    return method
-
-
 def _cast_method(dtype):
     return lambda a: ops.to(a, dtype)
 
@@ -227,7 +221,7 @@ _METHODS = {
     "float": _cast_method(dtypes.float32), "double": _cast_method(dtypes.float64),
     "long": _cast_method(dtypes.int64), "int": _cast_method(dtypes.int32),
     "bool": _cast_method(dtypes.bool_),
-    "add_": _iop(ops.add), "sub_": _iop(ops.sub), "mul_": _iop(ops.mul), "div_": _iop(ops.div),
+    "add_": ops.inplace_method(ops.add), "sub_": ops.inplace_method(ops.sub), "mul_": ops.inplace_method(ops.mul), "div_": ops.inplace_method(ops.div),
     "fill_": ops.fill_,
     "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
     "max": ops.max, "min": ops.min, "maximum": ops.maximum, "minimum": ops.minimum,
@@ -249,8 +243,8 @@ _OPERATORS = {
     "__and__": ops.bitwise_and, "__rand__": ops.bitwise_and, "__or__": ops.bitwise_or,
     "__ror__": ops.bitwise_or, "__xor__": ops.bitwise_xor, "__rxor__": ops.bitwise_xor,
     "__invert__": ops.bitwise_not,
-    "__iadd__": _iop(ops.add), "__isub__": _iop(ops.sub), "__imul__": _iop(ops.mul),
-    "__itruediv__": _iop(ops.div), "__ipow__": _iop(ops.pow),
+    "__iadd__": ops.inplace_method(ops.add), "__isub__": ops.inplace_method(ops.sub), "__imul__": ops.inplace_method(ops.mul),
+    "__itruediv__": ops.inplace_method(ops.div), "__ipow__": ops.inplace_method(ops.pow),
 }
 
 for _name, _fn in {**_METHODS, **_OPERATORS}.items():

@@ -258,9 +258,12 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
     if saved is None:
         args = _NONES[len(node.next_functions)]
     else:
-        for value in saved:
-            if type(value) is Tensor and value._vc is not None:
-                _check_versions(node)  # only a tensor changed in place has a counter
+        versions = node.versions
+        for j, value in enumerate(saved):
+            # only a tensor changed in place has a counter; look closer only when it moved on
+            if type(value) is Tensor and value._vc is not None and \
+                    value._vc[0] != (0 if versions is None else versions[j]):
+                _check_versions(node)
                 break
         args = saved if create_graph else tuple([v.array if type(v) is Tensor else v
                                                  for v in saved])

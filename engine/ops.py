@@ -1001,8 +1001,7 @@ def inplace(a: Tensor, result: Tensor) -> Tensor:
         raise RuntimeError(
             f"output with shape {list(a.array.shape)} doesn't match the broadcast shape "
             f"{list(result.array.shape)}")
-    if result.array.dtype != a.array.dtype and \
-            np.result_type(result.array.dtype, a.array.dtype) != a.array.dtype:
+    if not _can_cast(result.array.dtype, a.array.dtype):
         raise RuntimeError(
             f"result type {_torch_type_word(result.array.dtype)} can't be cast to the desired "
             f"output type {_torch_type_word(a.array.dtype)}")
@@ -1017,6 +1016,35 @@ def inplace(a: Tensor, result: Tensor) -> Tensor:
         a.grad_fn = result.grad_fn
         a.requires_grad = True
     return a
+
+
+def inplace_method(fn):
+    """`a.add_(b)`, `a -= b`, ...: `inplace(a, fn(a, b))`, or, when nothing is recorded, the
+    ufunc straight into `a`'s storage (an SGD step's `w -= lr * w.grad`: no temporary)."""
+    ufunc = _INPLACE_UFUNCS.get(fn)
+    floating = fn is div
+
+    def method(a, b):
+        target = a.array
+        if ufunc is not None and not GradMode.enabled and type(target) is np.ndarray \
+                and target.flags.writeable:
+            x, y, dt = _binary(a, b, floating)
+            if dt == target.dtype and dt.kind == "f" and (type(y) is not np.ndarray
+                                                          or y.shape == target.shape):
+                ufunc(target, y, out=target)
+                a._bump_version()
+                return a
+        return inplace(a, fn(a, b))
+    return method
+
+
+_INPLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.divide}
+
+
+def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """torch's rule for writing a result in place: never a float into an integer tensor, nor
+    a number into a bool tensor; a narrower float or integer is fine (float32 += float64)."""
+    return not ((src.kind == "f" and dst.kind in "iub") or (src.kind != "b" and dst.kind == "b"))
 
 
 def _keep_original(node, a: Tensor) -> None:

@@ -288,9 +288,16 @@ def record(op, out_data, inputs, params=None) -> Tensor:
 
 
 def _attach_node(out: Tensor, op, inputs, params) -> None:
-    edges = tuple([(t.grad_fn or accumulate_node(t), 0)
-                   if type(t) is Tensor and t.requires_grad else _NO_EDGE for t in inputs])
-    meta = tuple([(t.array.shape, t.array.dtype) if type(t) is Tensor else None for t in inputs])
+    edges = []
+    meta = []
+    for t in inputs:  # one loop, not two comprehensions: this runs for every recorded op
+        if type(t) is Tensor:
+            array = t.array
+            meta.append((array.shape, array.dtype))
+            edges.append((t.grad_fn or accumulate_node(t), 0) if t.requires_grad else _NO_EDGE)
+        else:
+            meta.append(None)
+            edges.append(_NO_EDGE)
     saved = versions = None
     if op.saves_inputs:
         saved = inputs
@@ -298,7 +305,7 @@ def _attach_node(out: Tensor, op, inputs, params) -> None:
             if type(t) is Tensor and t._vc is not None:  # None everywhere means "all at 0"
                 versions = tuple([t._version if type(t) is Tensor else 0 for t in inputs])
                 break
-    node = out.grad_fn = Node(op, edges, saved, versions, None, params, meta)
+    node = out.grad_fn = Node(op, tuple(edges), saved, versions, None, params, tuple(meta))
     if op.saves_out:
         # the output's own counter: changing it in place must fail the backward, as in torch
         out._vc = [0]

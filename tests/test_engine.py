@@ -262,6 +262,43 @@ def test_leaf_in_place_error_and_sgd_pattern():
     assert np.allclose(w.array, [0.8, 1.6]) and w.grad.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("method", ["add_", "sub_", "mul_", "div_"])
+@pytest.mark.parametrize("other", ["same", "scalar", "row", "double", "int_base"])
+def test_in_place_under_no_grad_matches_the_recorded_path(method, other):
+    """`a op= b` under no_grad writes into a's storage (ops.inplace_method's direct path);
+    it must leave what the general path (grad mode on, nothing requiring grad) leaves."""
+    def make():
+        base = torch.arange(12, dtype=torch.float32 if other != "int_base" else torch.int64)
+        a = base.reshape(3, 4)
+        b = {"same": torch.arange(12, dtype=torch.float32).reshape(3, 4) * 0.5 + 1,
+             "scalar": 0.3, "row": torch.tensor([1.0, 2.0, 4.0, 8.0]),
+             "double": torch.ones(3, 4, dtype=torch.float64) * 1.5,
+             "int_base": torch.ones(3, 4) * 2}[other]
+        return base, a, b
+
+    outcomes = []
+    for mode in (torch.no_grad, torch.enable_grad):
+        base, a, b = make()
+        with mode():
+            try:
+                result = getattr(a, method)(b)
+            except RuntimeError as exc:
+                outcomes.append(("error", str(exc)))
+                continue
+        assert result is a
+        outcomes.append((a.array.dtype, a.array.tobytes(), base.array.tobytes(), a._version))
+    assert outcomes[0] == outcomes[1]
+    if other == "int_base":  # torch: result type Float can't be cast to the desired output type Long
+        assert outcomes[0][0] == "error" and "can't be cast to the desired output type Long" in outcomes[0][1]
+    else:
+        assert outcomes[0][3] == 1  # one version bump, seen through the view's base too
+
+
+def test_in_place_writes_a_wider_float_result_into_a_float32_tensor():
+    a = torch.ones(3)
+    a += torch.ones(3, dtype=torch.float64) * 1.5  # torch allows it and keeps float32
+    assert a.dtype == torch.float32 and a.tolist() == [2.5, 2.5, 2.5]
+
 def test_modified_saved_tensor_is_reported():
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     b = a * 1
