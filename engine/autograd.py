@@ -259,14 +259,16 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
         args = _NONES[len(node.next_functions)]
     else:
         versions = node.versions
+        arrays = []
         for j, value in enumerate(saved):
-            # only a tensor changed in place has a counter; look closer only when it moved on
-            if type(value) is Tensor and value._vc is not None and \
-                    value._vc[0] != (0 if versions is None else versions[j]):
-                _check_versions(node)
-                break
-        args = saved if create_graph else tuple([v.array if type(v) is Tensor else v
-                                                 for v in saved])
+            if type(value) is Tensor:
+                vc = value._vc  # only a tensor changed in place has a counter
+                if vc is not None and vc[0] != (0 if versions is None else versions[j]):
+                    _check_versions(node)  # it moved on: is it read, and by a rule that runs?
+                arrays.append(value.array)
+            else:
+                arrays.append(value)
+        args = saved if create_graph else arrays
     out = node.out
     if out is not None and node.out_version[0] != 0:
         _raise_modified(out, "which is output 0 of " + _short_name(node.name()),
@@ -278,14 +280,14 @@ def _apply_rule(node, g, create_graph, Tensor, as_value):
             out = Tensor._wrap(out, grad_fn=node)
     elif type(g) is Tensor:
         g = g.array
-    params = node.params
-    if params is None:
-        return [None if child is None else vjp(g, out, *args)
-                for (child, _), vjp in zip(node.next_functions, node.op.vjps)]
-    return [None if child is None else vjp(g, out, *args, **params)
-            for (child, _), vjp in zip(node.next_functions, node.op.vjps)]
+    params = node.params or _NO_PARAMS
+    grads = []
+    for (child, _), vjp in zip(node.next_functions, node.op.vjps):
+        grads.append(None if child is None else vjp(g, out, *args, **params))
+    return grads
 
 
+_NO_PARAMS: dict = {}
 _NONES = [(None,) * n for n in range(70)]
 
 
@@ -332,7 +334,7 @@ def _raise_modified(array, where: str, now: int, expected: int):
 
 
 def _accumulate(tensor, g, create_graph: bool) -> None:
-    Tensor = _engine()[0]
+    Tensor = (_ENGINE or _engine())[0]
     grad = tensor._grad
     if create_graph:
         from .ops import copy_for_grad
