@@ -79,7 +79,7 @@ def reshape_(v, shape):
 
 def mT_(v):
     """Swap the last two dimensions."""
-    return v.transpose(-2, -1) if type(v) is Tensor else np.swapaxes(v, -1, -2)
+    return v.transpose(-2, -1) if type(v) is Tensor else v.swapaxes(-1, -2)
 
 
 def mm_(x, y):

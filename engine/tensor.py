@@ -325,7 +325,8 @@ def as_value(v, create_graph: bool):
 def sum_to(g, shape):
     """Sum a broadcast gradient back to an input's shape (the one place that unbroadcasts)."""
     lead = g.ndim - len(shape)
-    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    kept = () if 1 not in shape else \
+        tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if type(g) is Tensor:
         axes = tuple(range(lead)) + kept
         return ops.sum(g, dim=axes, keepdim=True).reshape(shape) if axes else g.reshape(shape)

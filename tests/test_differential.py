@@ -16,9 +16,9 @@ torch raises, autodiff must raise the same ``ErrorClass: message``.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
+import json
 import os
 import time
 import traceback
@@ -57,9 +57,10 @@ def _parse_val(line: str):
     if rest == "None":
         return name, None, None
     dtype, _, values = rest.partition(" ")
-    try:
-        return name, dtype, ast.literal_eval(values)
-    except (ValueError, SyntaxError):  # nan / inf: fall back to the text
+    try:  # json, not ast.literal_eval: CPython 3.11's compile() raises a spurious "AST constructor
+        # recursion depth mismatch" when another worker thread's run changes the recursion limit
+        return name, dtype, json.loads(values)
+    except ValueError:  # nan / inf / True: compared as text
         return name, dtype, values
 
 
