@@ -289,6 +289,8 @@ def neg(a):
 def _pow_scalar_exponent(g, out, a, exponent):
     if exponent == 0:
         return g * 0
+    if exponent == 2 and type(a) is not Tensor:  # (a recorded graph keeps torch's PowBackward)
+        return g * 2 * a  # a ** 1 is a exactly: the same numbers without the pow
     return g * exponent * a ** (exponent - 1)
 
 

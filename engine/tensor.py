@@ -366,7 +366,8 @@ def _roots_and_grads(tensors, grad_tensors, create_graph):
         if g is None:
             if t.array.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones(t.array.shape, t.array.dtype)  # ones_like costs twice as much
+            array = t.array  # the seed: a 0-d value is kept as a NumPy scalar, as data is
+            g = array.dtype.type(1) if not array.shape else np.ones(array.shape, array.dtype)
         else:
             if type(g) is not Tensor:
                 g = Tensor._wrap(np.asarray(g, dtype=t.array.dtype))
