@@ -4,6 +4,7 @@ and the table cache (parser/tables.py)."""
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,12 @@ from lark.lexer import Lexer
 import autodiff.parser as parser_pkg
 from autodiff.parser import TgError, lalr, parse, tables
 
-from benchmarks.parse_bench import make_program
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-SAMPLES = sorted(Path(__file__).resolve().parent.parent.joinpath("samples").glob("*.tg"))
+from benchmarks.parse_bench import make_program  # noqa: E402
+
+SAMPLES = sorted(ROOT.joinpath("samples").glob("*.tg"))
 
 
 class _Replay(Lexer):
