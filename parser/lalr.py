@@ -14,24 +14,21 @@ from collections.abc import Callable, Iterable
 class Token(str):
     """A terminal: its text, its grammar name (`type`) and its 1-based span."""
 
-    __slots__ = ("type", "value", "line", "column", "end_line", "end_column", "start_pos", "end_pos")
+    __slots__ = ("type", "value", "line", "column", "end_line", "end_column")
 
-    def __new__(cls, type, value, start_pos, line, column, end_line, end_column, end_pos):
+    def __new__(cls, type, value, line, column, end_line, end_column):
         token = str.__new__(cls, value)
         token.type = type
         token.value = value  # a plain str, for the AST
-        token.start_pos = start_pos
         token.line = line
         token.column = column
         token.end_line = end_line
         token.end_column = end_column
-        token.end_pos = end_pos
         return token
 
     def borrow(self, type: str, value: str) -> "Token":
         """A new token (INDENT, DEDENT, $END) at this one's place."""
-        return Token(type, value, self.start_pos, self.line, self.column, self.end_line,
-                     self.end_column, self.end_pos)
+        return Token(type, value, self.line, self.column, self.end_line, self.end_column)
 
 
 class UnexpectedCharacters(Exception):

@@ -62,7 +62,7 @@ class TgLexer:
             value = text[start:pos]
             column = start - line_start + 1
             if kind == "NAME":  # the most common tokens first: one line, no checks
-                yield Token(keywords.get(value, "NAME"), value, start, line, column, line, pos - line_start + 1, pos)
+                yield Token(keywords.get(value, "NAME"), value, line, column, line, pos - line_start + 1)
                 continue
             if kind == "OP":
                 kind = symbols[value]
@@ -78,7 +78,7 @@ class TgLexer:
                         if opener != _PAIRS[value]:
                             raise _error("SyntaxError", f"closing parenthesis '{value}' does not match "
                                          f"opening parenthesis '{opener}'", line, column)
-                yield Token(kind, value, start, line, column, line, pos - line_start + 1, pos)
+                yield Token(kind, value, line, column, line, pos - line_start + 1)
                 continue
             first_line = line
             newlines = value.count("\n")
@@ -88,7 +88,7 @@ class TgLexer:
             if kind == _NL:
                 if brackets or not newlines:
                     continue  # a line break inside brackets, or a comment ending the text
-                newline = Token(kind, value, start, first_line, column, line, pos - line_start + 1, pos)
+                newline = Token(kind, value, first_line, column, line, pos - line_start + 1)
                 indent = value[line_start - start:]
                 if indent == last_indent:
                     yield newline  # same indentation as the line before: no INDENT/DEDENT
@@ -103,13 +103,13 @@ class TgLexer:
                 continue
             if kind == "CONT":
                 continue
-            yield Token(kind, value, start, first_line, column, line, pos - line_start + 1, pos)
+            yield Token(kind, value, first_line, column, line, pos - line_start + 1)
         if brackets:
             bracket, line, column = brackets[-1]
             raise _error("SyntaxError", f"'{bracket}' was never closed", line, column)
         for _ in levels[1:]:  # close the blocks still open
             yield newline.borrow(_DEDENT, "")
-        end = newline or Token("", "", pos, line, pos - line_start + 1, line, pos - line_start + 1, pos)
+        end = newline or Token("", "", line, pos - line_start + 1, line, pos - line_start + 1)
         yield end.borrow("$END", "")
 
     @staticmethod
