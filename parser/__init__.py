@@ -20,14 +20,16 @@ __all__ = ["EXIT_RUNTIME", "EXIT_SYNTAX", "TgError", "ast", "parse", "parse_expr
 
 
 class _Parser:
+    """The lexer, the tables and the AST builder: made once per process, on first use."""
+
     def __init__(self) -> None:
-        grammar = tables.load()
-        self.actions = grammar.actions
-        self.start_states = grammar.start_states
-        self.lexer = TgLexer(grammar.terminals)
+        built = tables.load()
+        self.actions = built.actions
+        self.start_states = built.start_states
+        self.lexer = TgLexer(built.terminals)
         self.keywords = frozenset(self.lexer.keywords)
         self.to_ast = ToAst()
-        self.reducers = lalr.reducers(grammar.rules, self.to_ast)
+        self.reducers = lalr.reducers(built.rules, self.to_ast)
 
 
 _parser: _Parser | None = None
