@@ -1161,12 +1161,7 @@ def _to_index(g, out, a, dim, keepdim, indices):
     if not keepdim:
         g = g.unsqueeze(dim) if type(g) is Tensor else np.expand_dims(g, dim)
     idx = np.expand_dims(indices, dim) if not keepdim else indices
-    shape = a.shape
-    if type(g) is Tensor:
-        return scatter_into(g, dim, idx, tuple(shape))
-    z = np.zeros(shape, dtype=g.dtype)
-    np.put_along_axis(z, idx, g, axis=dim)
-    return z
+    return scatter_into(g, dim, idx, tuple(a.shape))
 
 
 MAX_ALL = Op("MaxBackward1", _ties_share, saves="io")
@@ -1224,8 +1219,12 @@ def _gather(g, dim, index):
 
 
 def scatter_into(g, dim, index, shape):
-    z = np.zeros(shape, dtype=g.array.dtype)
-    np.put_along_axis(z, index, g.array, axis=dim)
+    """Zeros of `shape` with g put at `index` along `dim` (recorded when g is a Tensor)."""
+    values = g.array if type(g) is Tensor else g
+    z = np.zeros(shape, dtype=values.dtype)
+    np.put_along_axis(z, index, values, axis=dim)
+    if type(g) is not Tensor:
+        return z
     return record(SCATTER, z, (g,), {"dim": dim, "index": index, "shape": shape})
 
 

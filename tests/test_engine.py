@@ -147,6 +147,21 @@ def test_third_order_through_backward_rows(fn):
     assert check_second_order(second, [_away_from_zero((3,))(rng)]).ok()
 
 
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_third_order_through_max_min_along_a_dim(kind):
+    """The third derivative runs GatherBackward's rule on plain arrays (found by the
+    differential tests: it used to expect a Tensor)."""
+    from autodiff.engine.api import autograd
+    rng = np.random.default_rng(6)
+
+    def second(a):
+        values = getattr(a, kind)(dim=1, keepdim=True).values
+        g, = autograd.grad((values ** 3).sum(), a, create_graph=True)
+        gg, = autograd.grad((g * g).sum(), a, create_graph=True)
+        return gg
+    assert check_second_order(second, [_any((2, 3))(rng)]).ok()
+
+
 def _assert_checked(checker, op, seed: int, eps: float, rtol: float, atol: float) -> None:
     """Run `checker` on the op's CHECKS entry; the entry's own tolerances win."""
     fn, makers, *tolerance = CHECKS[op]
