@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from typing import Any, TextIO
 
 from autodiff.parser import ast, parse
@@ -104,12 +105,31 @@ class _gc_for_graphs:
 
 
 class _recursion_limit:
+    """Raise Python's limit while any program runs; put it back when the last one ends.
+
+    The limit is one per process: runs in several threads (the differential tests) must not
+    lower it under each other, and changing it while another thread compiles Python code
+    makes CPython 3.11's compile() fail ("AST constructor recursion depth mismatch")."""
+
+    _lock = threading.Lock()
+    _running = 0
+    _saved = 0
+
     def __enter__(self) -> None:
-        self.old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(self.old, _RECURSION_LIMIT))
+        cls = _recursion_limit
+        with cls._lock:
+            if cls._running == 0:
+                cls._saved = sys.getrecursionlimit()
+                if cls._saved < _RECURSION_LIMIT:
+                    sys.setrecursionlimit(_RECURSION_LIMIT)
+            cls._running += 1
 
     def __exit__(self, *exc: object) -> None:
-        sys.setrecursionlimit(self.old)
+        cls = _recursion_limit
+        with cls._lock:
+            cls._running -= 1
+            if cls._running == 0 and sys.getrecursionlimit() != cls._saved:
+                sys.setrecursionlimit(cls._saved)
 
 
 def compile_program(module_ast: ast.Module, filename: str = "<stdin>",

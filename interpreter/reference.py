@@ -37,7 +37,6 @@ kept, so ``error`` is always a single line.  The exit code is then 1.
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import os
@@ -46,6 +45,9 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
+
+from autodiff.parser import TgError, parse
+from autodiff.parser import ast as tg_ast
 
 __all__ = [
     "ADDRESS_RE",
@@ -110,16 +112,24 @@ _IMPORT_TORCH_LINE = re.compile(r"^[ \t]*import[ \t]+torch[ \t]*(?:#.*)?$", re.M
 
 
 def has_torch_import(source: str) -> bool:
-    """Whether the program has its own plain ``import torch`` statement."""
+    """Whether the program has its own plain ``import torch`` statement.
+
+    Read with autodiff's parser, not Python's: compile() can fail spuriously in CPython 3.11
+    while another thread runs a program (see interpreter._recursion_limit)."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        nodes = [parse(source, "<program>")]
+    except TgError:
         return bool(_IMPORT_TORCH_LINE.search(source))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == "torch" and alias.asname is None:
-                    return True
+    while nodes:
+        node = nodes.pop()
+        if type(node) is tg_ast.Import and node.module == "torch" and node.asname is None:
+            return True
+        for name in node._fields:
+            value = getattr(node, name)
+            if isinstance(value, tg_ast.Node):
+                nodes.append(value)
+            elif isinstance(value, tuple):
+                nodes.extend(v for v in value if isinstance(v, tg_ast.Node))
     return False
 
 

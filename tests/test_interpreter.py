@@ -148,3 +148,28 @@ def test_torch_error_positioned_at_call(torch_modules):
     e = result.error
     assert (e.error_class, e.line, e.col) == ("RuntimeError", 4, 1)
     assert e.message == "grad can be implicitly created only for scalar outputs"
+
+
+def test_overlapping_runs_keep_the_raised_recursion_limit_until_the_last_ends():
+    """Runs in two threads overlap: the first to end must not lower the limit under the other."""
+    import sys
+
+    from autodiff.interpreter import _recursion_limit
+
+    before = sys.getrecursionlimit()
+    first, second = _recursion_limit(), _recursion_limit()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert sys.getrecursionlimit() >= 40_000
+    second.__exit__(None, None, None)
+    assert sys.getrecursionlimit() == before
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("import torch\nx = 1\n", True), ("x = 1\n", False), ("import torch as t\n", False),
+    ("def f():\n    import torch\n    return 1\n", True), ("import torch.nn as nn\n", False),
+    ("import torch  # broken below\ny = [\n", True), ("y = [\n", False)])
+def test_has_torch_import_reads_the_program_with_our_parser(src, expected):
+    from autodiff.interpreter.reference import has_torch_import
+    assert has_torch_import(src) is expected
