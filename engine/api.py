@@ -141,7 +141,13 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or (dtypes.DEFAULT_FLOAT if floating else dtypes.int64)
     count = max(0, int(np.ceil((end - start) / step)))
     check_allocation((count,), dt.np)
-    array = (start + step * np.arange(count, dtype=np.float64)).astype(dt.np)
+    kind = dt.np.kind
+    exact = 2 ** (24 if dt.np == np.float32 else 53) if kind == "f" else None
+    if not floating and kind in "iuf" and (exact is None or max(abs(start), abs(end)) <= exact):
+        # whole numbers the dtype holds exactly: NumPy fills the dtype directly, one pass
+        array = np.arange(start, start + step * count, step, dtype=dt.np)
+    else:
+        array = (start + step * np.arange(count, dtype=np.float64)).astype(dt.np)
     return _finish_creation(array, None, requires_grad)
 
 

@@ -362,3 +362,18 @@ PROMOTION = [  # (expression, expected dtype), as torch 2.13 gives them
 @pytest.mark.parametrize("make,expected", PROMOTION)
 def test_promotion(make, expected):
     assert repr(make().dtype) == expected
+
+
+@pytest.mark.parametrize("args, kwargs, expected", [
+    ((10,), {"dtype": torch.float32}, [float(i) for i in range(10)]),
+    ((2, 11, 3), {"dtype": torch.float64}, [2.0, 5.0, 8.0]),
+    ((5, -7, -2), {}, [5, 3, 1, -1, -3, -5]),
+    ((-4, 4), {"dtype": torch.float32}, [-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0]),
+    # past 2**24 float32 cannot hold every whole number: torch rounds start + i * step
+    ((2 ** 25 - 3, 2 ** 25 + 3), {"dtype": torch.float32},
+     [33554428.0, 33554430.0, 33554432.0, 33554432.0, 33554432.0, 33554432.0]),
+    ((0, 1, 0.25), {}, [0.0, 0.25, 0.5, 0.75]),
+])
+def test_arange_values_are_torchs(args, kwargs, expected):
+    """Values printed by torch 2.13 for the same calls (whole numbers take NumPy's direct path)."""
+    assert torch.arange(*args, **kwargs).tolist() == expected
