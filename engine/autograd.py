@@ -202,13 +202,16 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     sinks = []  # AccumulateGrad nodes run as soon as they are ready (torch's top priority)
     for node in pending:
         if counts.get(node, 0) == 0:
-            (sinks if type(node) is AccumulateGrad else ready).append((-node.seq, node))
+            if type(node) is AccumulateGrad:
+                sinks.append(node)
+            else:
+                ready.append((-node.seq, node))
     heapq.heapify(ready)
     previous_mode = GradMode.enabled
     GradMode.enabled = create_graph
     try:
         while ready or sinks:
-            node = sinks.pop()[1] if sinks else heapq.heappop(ready)[1]
+            node = sinks.pop() if sinks else heapq.heappop(ready)[1]
             g = pending.pop(node)
             if capture is not None:
                 if node in capture:
@@ -244,7 +247,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 counts[child] = left
                 if left == 0:
                     if type(child) is AccumulateGrad:
-                        sinks.append((0, child))
+                        sinks.append(child)
                     else:
                         heapq.heappush(ready, (-child.seq, child))
     finally:
