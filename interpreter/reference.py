@@ -117,20 +117,11 @@ def has_torch_import(source: str) -> bool:
     Read with autodiff's parser, not Python's: compile() can fail spuriously in CPython 3.11
     while another thread runs a program (see interpreter._recursion_limit)."""
     try:
-        nodes = [parse(source, "<program>")]
+        tree = parse(source, "<program>")
     except TgError:
         return bool(_IMPORT_TORCH_LINE.search(source))
-    while nodes:
-        node = nodes.pop()
-        if type(node) is tg_ast.Import and node.module == "torch" and node.asname is None:
-            return True
-        for name in node._fields:
-            value = getattr(node, name)
-            if isinstance(value, tg_ast.Node):
-                nodes.append(value)
-            elif isinstance(value, tuple):
-                nodes.extend(v for v in value if isinstance(v, tg_ast.Node))
-    return False
+    return any(type(node) is tg_ast.Import and node.module == "torch" and node.asname is None
+               for node in tg_ast.walk(tree))
 
 
 # The runner executed in the child process.  argv: program path, error file,

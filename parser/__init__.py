@@ -99,17 +99,9 @@ def _parse_field(text: str, line: int, col: int, filename: str, source: str) -> 
 
 
 def _shift_lines(root: ast.Node, delta: int) -> None:
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in ast.walk(root):
         node.line += delta
         node.end_line += delta
-        for name in node.__slots__:
-            value = getattr(node, name)
-            if isinstance(value, ast.Node):
-                stack.append(value)
-            elif isinstance(value, tuple):
-                stack.extend(v for v in value if isinstance(v, ast.Node))
 
 
 _INDENTED_START = re.compile(r"[ \t\f]+(?=[^ \t\f\r\n#\\])")

@@ -41,6 +41,21 @@ class Node:
         return f"{type(self).__name__}({fields})"
 
 
+
+def walk(root: Node):
+    """Every node under `root`, root included (in no particular order), as Python's ast.walk."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name)
+            if isinstance(value, Node):
+                stack.append(value)
+            elif isinstance(value, tuple):
+                stack.extend(v for v in value if isinstance(v, Node))
+
+
 # ---- expressions ----
 
 class Name(Node):
