@@ -207,6 +207,9 @@ def _swap(fn):
     return lambda a, b: fn(b, a)
 
 
+_IN_PLACE = {op: ops.inplace_method(op) for op in (ops.add, ops.sub, ops.mul, ops.div, ops.pow)}
+
+
 def _cast_method(dtype):
     return lambda a: ops.to(a, dtype)
 
@@ -227,7 +230,8 @@ _METHODS = {
     "float": _cast_method(dtypes.float32), "double": _cast_method(dtypes.float64),
     "long": _cast_method(dtypes.int64), "int": _cast_method(dtypes.int32),
     "bool": _cast_method(dtypes.bool_),
-    "add_": ops.inplace_method(ops.add), "sub_": ops.inplace_method(ops.sub), "mul_": ops.inplace_method(ops.mul), "div_": ops.inplace_method(ops.div),
+    "add_": _IN_PLACE[ops.add], "sub_": _IN_PLACE[ops.sub], "mul_": _IN_PLACE[ops.mul],
+    "div_": _IN_PLACE[ops.div],
     "fill_": ops.fill_,
     "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
     "max": ops.max, "min": ops.min, "maximum": ops.maximum, "minimum": ops.minimum,
@@ -249,8 +253,8 @@ _OPERATORS = {
     "__and__": ops.bitwise_and, "__rand__": ops.bitwise_and, "__or__": ops.bitwise_or,
     "__ror__": ops.bitwise_or, "__xor__": ops.bitwise_xor, "__rxor__": ops.bitwise_xor,
     "__invert__": ops.bitwise_not,
-    "__iadd__": ops.inplace_method(ops.add), "__isub__": ops.inplace_method(ops.sub), "__imul__": ops.inplace_method(ops.mul),
-    "__itruediv__": ops.inplace_method(ops.div), "__ipow__": ops.inplace_method(ops.pow),
+    "__iadd__": _IN_PLACE[ops.add], "__isub__": _IN_PLACE[ops.sub], "__imul__": _IN_PLACE[ops.mul],
+    "__itruediv__": _IN_PLACE[ops.div], "__ipow__": _IN_PLACE[ops.pow],
 }
 
 for _name, _fn in {**_METHODS, **_OPERATORS}.items():

@@ -125,8 +125,8 @@ def _engine():
     global _ENGINE
     if _ENGINE is None:
         from .dtypes import from_numpy
-        from .tensor import Tensor, as_value, sum_to
-        _ENGINE = (Tensor, as_value, sum_to, from_numpy)
+        from .tensor import Tensor, sum_to
+        _ENGINE = (Tensor, sum_to, from_numpy)
     return _ENGINE
 
 
@@ -191,7 +191,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
     as in torch. With `capture` (a dict node -> None), gradients arriving at those
     nodes are stored there and nothing is accumulated into `.grad` (autograd.grad).
     """
-    Tensor, as_value, sum_to, from_numpy = _engine()
+    Tensor, sum_to, from_numpy = _engine()
     observe = BackwardObserver.current
     counts = _dependencies(roots)
     needed = None if capture is None else _reaching(roots, capture)
@@ -225,7 +225,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 continue
             elif node.retained is not None:
                 _accumulate(node.retained, g, create_graph)
-            inputs_grads = _apply_rule(node, g, create_graph, Tensor, as_value)
+            inputs_grads = _apply_rule(node, g, create_graph, Tensor)
             if observe is not None:
                 observe(node, g, inputs_grads)
             if not retain_graph and node.saved is not None:
@@ -254,7 +254,7 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
         GradMode.enabled = previous_mode
 
 
-def _apply_rule(node, g, create_graph, Tensor, as_value):
+def _apply_rule(node, g, create_graph, Tensor):
     saved = node.saved
     if saved is _FREED:
         raise RuntimeError(SECOND_BACKWARD)

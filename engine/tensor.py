@@ -314,14 +314,6 @@ def _attach_node(out: Tensor, op, inputs, params) -> None:
     out.requires_grad = True
 
 
-def as_value(v, create_graph: bool):
-    """What a backward rule sees of a saved input: its array, or the Tensor when the
-    backward pass itself is being recorded."""
-    if type(v) is Tensor:
-        return v if create_graph else v.array
-    return v
-
-
 def sum_to(g, shape):
     """Sum a broadcast gradient back to an input's shape (the one place that unbroadcasts)."""
     lead = g.ndim - len(shape)
