@@ -109,8 +109,11 @@ class TgLexer:
             raise _error("SyntaxError", f"'{bracket}' was never closed", line, column)
         for _ in levels[1:]:  # close the blocks still open
             yield newline.borrow(_DEDENT, "")
-        end = newline or Token("", "", line, pos - line_start + 1, line, pos - line_start + 1)
-        yield end.borrow("$END", "")
+        if newline is not None:
+            yield newline.borrow("$END", "")
+        else:  # a text without a line break: an f-string field
+            column = pos - line_start + 1
+            yield Token("$END", "", line, column, line, column)
 
     @staticmethod
     def _check_indent(indent: str, levels: list, line: int) -> int:
