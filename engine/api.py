@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, ops
+from . import dtypes, ops, ranges
 from .limits import check_allocation
 from .autograd import (AccumulateGrad, BackwardObserver, GradMode, Node, enable_grad, no_grad,
                        set_grad_enabled)
@@ -20,6 +20,7 @@ def make_namespace(name: str, members: dict) -> object:
     body = {key: staticmethod(v) if callable(v) and not isinstance(v, type) else v
             for key, v in members.items()}
     body["_tg_public"] = frozenset(members)
+    body["_tg_module_name"] = name
     body["__repr__"] = lambda self: f"<module '{name}'>"
     return type(name.replace(".", "_"), (), body)()
 
@@ -147,14 +148,27 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
         # whole numbers the dtype holds exactly: NumPy fills the dtype directly, one pass
         array = np.arange(start, start + step * count, step, dtype=dt.np)
     else:
-        array = (start + step * np.arange(count, dtype=np.float64)).astype(dt.np)
+        array = ranges.arange_values(start, step, count, dt.np)
     return _finish_creation(array, None, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
     check_allocation((steps,), dt.np)
-    return _finish_creation(np.linspace(start, end, steps).astype(dt.np), None, requires_grad)
+    if dt.np.kind == "f":
+        array = ranges.linspace_values(start, end, steps, dt.np) if steps else np.zeros(0, dt.np)
+    else:  # integer dtypes: the ends truncated, the step in double, each value truncated
+        start, end = int(start), int(end)
+        if steps == 1:
+            end = start  # one step is the start alone
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        half = steps // 2
+        index = np.arange(steps, dtype=np.float64)
+        array = np.where(index < half, ranges.fma64(step, index, start),
+                         ranges.fma64(-step, steps - 1 - index, end)).astype(dt.np)
+    return _finish_creation(array, None, requires_grad)
 
 
 class _Random:
@@ -235,7 +249,8 @@ _METHODS = {
     "fill_": ops.fill_,
     "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
     "max": ops.max, "min": ops.min, "maximum": ops.maximum, "minimum": ops.minimum,
-    "clamp": ops.clamp, "prod": ops.prod, "select": ops.select, "where": ops.where,
+    "clamp": ops.clamp, "prod": ops.prod, "select": ops.select, "unbind": ops.unbind,
+    "where": ops.where,
     "softmax": ops.softmax, "log_softmax": ops.log_softmax, "outer": ops.outer,
     "reciprocal": ops.reciprocal, "sign": ops.sign,
 }
@@ -269,10 +284,10 @@ Tensor._tg_writable = frozenset({"requires_grad", "grad", "data"})
 
 # --- namespaces ------------------------------------------------------------------------------
 
-def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-          allow_unused=None):
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     from .autograd import run_backward
-    from .tensor import _roots_and_grads, accumulate_node
+    from .tensor import _roots_and_grads, edge_to
 
     outputs = [outputs] if type(outputs) is Tensor else list(outputs)
     inputs = [inputs] if type(inputs) is Tensor else list(inputs)
@@ -285,13 +300,15 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-        targets.append(t.grad_fn if t.grad_fn is not None else accumulate_node(t))
-    capture = {node: None for node in targets}
+        targets.append(edge_to(t))
+    capture = {node: None for node, _ in targets}
     run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
                  create_graph=create_graph, capture=capture)
     results = []
-    for index, node in enumerate(targets):
+    for index, (node, nr) in enumerate(targets):
         g = capture[node]
+        if type(g) is list:  # an output of a multi-output node
+            g = g[nr]
         if g is None and not allow_unused:
             raise RuntimeError(
                 f"The differentiated Tensor at index {index} appears to not have been used in the "
@@ -300,7 +317,7 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
     return tuple(results)
 
 
-autograd = make_namespace("torch.autograd", {"grad": _grad, "backward": backward})
+autograd = make_namespace("torch.autograd", {"grad": grad, "backward": backward})
 
 functional = make_namespace("torch.nn.functional", {
     "relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "softmax": ops.softmax,

@@ -34,6 +34,9 @@ class _GradModeContext:
         GradMode.enabled = self._previous
         return False
 
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
+
 
 class no_grad(_GradModeContext):
     _target = False
@@ -46,9 +49,16 @@ class enable_grad(_GradModeContext):
 class set_grad_enabled(_GradModeContext):
     def __init__(self, mode: bool):
         self._target = bool(mode)
-        # like torch, the mode applies at once, not only inside `with`
+        # like torch, the mode applies at once, not only inside `with`; `with` then restores
+        # the mode from before this call, so entering must not read the mode again
         self._previous = GradMode.enabled
         GradMode.enabled = self._target
+
+    def __enter__(self):
+        return None
+
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._target})"
 
 
 _sequence = itertools.count()
@@ -79,6 +89,18 @@ class Node:
 
     def __repr__(self) -> str:
         return format_grad_fn(self.op.name, id(self))
+
+
+class MultiNode(Node):
+    """A grad_fn with several differentiable outputs (`unbind`, iteration over a tensor).
+
+    Edges into it carry the output number; its rule receives one gradient per output
+    (None for an output no gradient reached)."""
+
+    __slots__ = ("output_numbers", "n_outputs")
+
+    def output_nr(self, tensor) -> int:
+        return self.output_numbers[id(tensor)]
 
 
 class AccumulateGrad:
@@ -164,7 +186,8 @@ class BackwardObserver:
 
 
 def _reaching(roots, targets) -> set:
-    """The nodes from which some target can be reached: only those run in autograd.grad."""
+    """The nodes from which some target can be reached (the targets included): only those
+    receive gradients when the pass is limited to targets (autograd.grad, inputs=)."""
     reach: set = set()
     done: set = set()
     stack = [(node, False) for node in roots]
@@ -183,21 +206,36 @@ def _reaching(roots, targets) -> set:
     return reach
 
 
-def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None):
-    """Propagate `grads` from the `roots` nodes to every reachable leaf.
+def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None,
+                 inputs=None):
+    """Propagate `grads` from the `roots` edges (node, output number) to every reachable leaf.
 
     A child-counting topological order: a node runs once every edge into it has
     delivered its gradient; among ready nodes the most recently created runs first,
     as in torch. With `capture` (a dict node -> None), gradients arriving at those
     nodes are stored there and nothing is accumulated into `.grad` (autograd.grad).
+    With `inputs` (a set of nodes), only the AccumulateGrad nodes among them accumulate.
+    Either way a node runs its rule only when some target lies below it.
     """
     Tensor, sum_to, from_numpy = _engine()
     observe = BackwardObserver.current
-    counts = _dependencies(roots)
-    needed = None if capture is None else _reaching(roots, capture)
+    root_nodes = [node for node, _ in roots]
+    counts = _dependencies(root_nodes)
+    targets = capture if capture is not None else inputs
+    needed = expand = None
+    if targets is not None:
+        needed = _reaching(root_nodes, targets)
+        # backward(inputs=) still runs a non-leaf input's own node (freeing what it saved);
+        # autograd.grad stops at the captured nodes
+        expand = {node for node in needed
+                  if (inputs is not None and node in inputs)
+                  or any(c in needed for c, _ in node.next_functions if c is not None)}
     pending: dict = {}
-    for node, g in zip(roots, grads):
-        pending[node] = pending[node] + g if node in pending else g
+    for (node, nr), g in zip(roots, grads):
+        if type(node) is MultiNode:
+            _deliver_to_output(pending, node, nr, g)
+        else:
+            pending[node] = pending[node] + g if node in pending else g
     ready = []
     sinks = []  # AccumulateGrad nodes run as soon as they are ready (torch's top priority)
     for node in pending:
@@ -219,19 +257,22 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                 if type(node) is AccumulateGrad:
                     continue  # autograd.grad never touches .grad
             elif type(node) is AccumulateGrad:
-                if observe is not None:
-                    observe(node, g, None)
-                _accumulate(node.variable, g, create_graph)
+                if inputs is None or node in inputs:
+                    if observe is not None:
+                        observe(node, g, None)
+                    _accumulate(node.variable, g, create_graph)
                 continue
             elif node.retained is not None:
-                _accumulate(node.retained, g, create_graph)
+                _accumulate_retained(node, g, create_graph)
+            if expand is not None and node not in expand:
+                continue  # no target lies below: torch does not run this node
             inputs_grads = _apply_rule(node, g, create_graph, Tensor)
             if observe is not None:
                 observe(node, g, inputs_grads)
-            if not retain_graph and node.saved is not None:
-                node.saved = _FREED
+            if not retain_graph and (node.saved is not None or node.out is not None):
+                node.saved = _FREED  # what the node saved (inputs or its result) is released
                 node.out = None
-            for (child, _), gi, meta in zip(node.next_functions, inputs_grads, node.meta):
+            for (child, nr), gi, meta in zip(node.next_functions, inputs_grads, node.meta):
                 if child is None or gi is None or (needed is not None and child not in needed):
                     continue
                 shape, dtype = meta
@@ -239,7 +280,9 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                     gi = sum_to(gi, shape)
                 if gi.dtype != dtype:
                     gi = gi.to(from_numpy(dtype)) if type(gi) is Tensor else gi.astype(dtype)
-                if child in pending:
+                if type(child) is MultiNode:
+                    _deliver_to_output(pending, child, nr, gi)
+                elif child in pending:
                     pending[child] = pending[child] + gi
                 else:
                     pending[child] = gi
@@ -252,6 +295,24 @@ def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, captur
                         heapq.heappush(ready, (-child.seq, child))
     finally:
         GradMode.enabled = previous_mode
+
+
+def _accumulate_retained(node, g, create_graph: bool) -> None:
+    """`.grad` of outputs that called retain_grad() (by output number on a multi-output node)."""
+    if type(node) is MultiNode:
+        for nr, tensor in node.retained.items():
+            if g[nr] is not None:
+                _accumulate(tensor, g[nr], create_graph)
+    else:
+        _accumulate(node.retained, g, create_graph)
+
+
+def _deliver_to_output(pending: dict, node: MultiNode, nr: int, g) -> None:
+    """Add `g` to the gradient waiting for output `nr` of a multi-output node."""
+    slots = pending.get(node)
+    if slots is None:
+        slots = pending[node] = [None] * node.n_outputs
+    slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 
 def _apply_rule(node, g, create_graph, Tensor):
@@ -276,18 +337,24 @@ def _apply_rule(node, g, create_graph, Tensor):
     if out is not None and node.out_version[0] != 0:
         _raise_modified(out, "which is output 0 of " + _short_name(node.name()),
                         node.out_version[0], 0)
-    if create_graph:
-        if type(g) is not Tensor:
-            g = Tensor._wrap(g)
-        if out is not None:
-            out = Tensor._wrap(out, grad_fn=node)
-    elif type(g) is Tensor:
-        g = g.array
+    if type(node) is MultiNode:
+        g = [None if v is None else _as_grad(v, create_graph, Tensor) for v in g]
+    else:
+        g = _as_grad(g, create_graph, Tensor)
+    if create_graph and out is not None:
+        out = Tensor._wrap(out, grad_fn=node)
     params = node.params or _NO_PARAMS
     grads = []
     for (child, _), vjp in zip(node.next_functions, node.op.vjps):
         grads.append(None if child is None else vjp(g, out, *args, **params))
     return grads
+
+
+def _as_grad(g, create_graph, Tensor):
+    """A gradient as a rule takes it: a Tensor under create_graph, else an array."""
+    if create_graph:
+        return g if type(g) is Tensor else Tensor._wrap(g)
+    return g.array if type(g) is Tensor else g
 
 
 _NO_PARAMS: dict = {}

@@ -21,9 +21,9 @@ import builtins
 import numpy as np
 
 from . import dtypes
-from .autograd import GradMode
+from .autograd import GradMode, MultiNode, _short_name as _short_op_name
 from .limits import MemoryLimit, check_allocation
-from .tensor import Tensor, record
+from .tensor import Tensor, record, record_outputs
 
 # torch gives inf/nan silently; NumPy would print a RuntimeWarning on stderr
 np.seterr(all="ignore")
@@ -456,14 +456,16 @@ gt = _comparison(np.greater)
 ge = _comparison(np.greater_equal)
 
 
-WHERE = Op("WhereBackward0", None, lambda g, out, c, a, b: where_(c, g, 0.0),
-           lambda g, out, c, a, b: where_(c, 0.0, g), saves="i")
+# the condition is not an input of torch's node (next_functions lists self and other only)
+WHERE = Op("WhereBackward0", lambda g, out, a, b, condition: where_(condition, g, 0.0),
+           lambda g, out, a, b, condition: where_(condition, 0.0, g))
 
 
 def where(condition, a, b):
-    cond = condition.array.astype(bool)
+    cond = condition.array.astype(bool) if type(condition) is Tensor else \
+        np.asarray(condition, dtype=bool)
     x, y, dt = _binary(a, b)
-    return record(WHERE, _finish(np.where(cond, x, y), dt), (condition, a, b))
+    return record(WHERE, _finish(np.where(cond, x, y), dt), (a, b), {"condition": cond})
 
 
 # === reductions ==============================================================================
@@ -951,6 +953,29 @@ def getitem(a, index):
     return result
 
 
+def _view_op_name(key) -> str:
+    """The view torch takes last for a basic indexed write (its messages name it)."""
+    items = key if isinstance(key, tuple) else (key,)
+    last = next((i for i in reversed(items) if i is not Ellipsis and i is not None), None)
+    return "Slice" if isinstance(last, slice) else "Select"
+
+
+def _selects_all(shape, key) -> bool:
+    """Whether a basic index takes all of every dimension (`:`, `...`, `0:`, `:, :`)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if builtins.sum(1 for i in items if i is Ellipsis) > 1:
+        return False
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - (len(items) - 1)
+        elif isinstance(item, slice) and dim < len(shape) and _whole(item, shape[dim]):
+            dim += 1
+        else:
+            return False
+    return True
+
+
 def _step(op, a, key):
     return record(op, a.array[key], (a,), {"key": key, "shape": a.array.shape})
 
@@ -975,9 +1000,21 @@ def to(a, dtype):
 
 # === in place ===================================================================================
 
-def check_inplace(a: Tensor, through_view: bool = False) -> None:
+_MULTI_VIEW = ("Output {nr} of {op} is a view and is being modified inplace. This view is the "
+               "output of a function that returns multiple views. Such functions do not allow "
+               "the output views to be modified inplace. You should replace the inplace "
+               "operation by an out-of-place one.")
+
+
+def check_inplace(a: Tensor, through_view: bool = False, view_op: str | None = None) -> None:
+    """torch's refusals of an in-place change in grad mode; `view_op` names the view an
+    indexed write goes through (`Select` for `a[0] = v`)."""
     if not GradMode.enabled:
         return
+    node = a.grad_fn
+    if type(node) is MultiNode:
+        raise RuntimeError(_MULTI_VIEW.format(nr=node.output_nr(a) if view_op is None else 0,
+                                              op=view_op or _short_op_name(node.op.name)))
     base = a._base
     if a.requires_grad and a.grad_fn is None:
         raise RuntimeError(
@@ -1058,16 +1095,44 @@ def _keep_original(node, a: Tensor) -> None:
                               for v, n in zip(node.saved, node.versions))
 
 
-FILL = Op("FillBackward2", lambda g, out, a: g * 0)
-ZERO = Op("ZeroBackward0", lambda g, out, a: g * 0)
+def _zeros_like(g):
+    """torch's `zeros_like(grad)`: a constant, never a recorded op (so never -0.)."""
+    if type(g) is Tensor:
+        return Tensor._wrap(np.zeros_like(g.array))
+    return np.zeros_like(g)
+
+
+FILL = Op("FillBackward2", lambda g, out, a: _zeros_like(g))
+FILL_TENSOR = Op("FillBackward3", lambda g, out, a, value: _zeros_like(g),
+                 lambda g, out, a, value: g.sum())
+ZERO = Op("ZeroBackward0", lambda g, out, a: _zeros_like(g))
+# `t.copy_(src)`, and `t[:] = src` for a src of more than one element
+COPY_INTO = Op("CopyBackwards", lambda g, out, a, src: _zeros_like(g), lambda g, out, a, src: g,
+               engine_node=True)
 
 
 def fill_(a, value, op=FILL):
+    """`a.fill_(value)`: a 0-d tensor value is an input of torch's node (FillBackward3)."""
     check_inplace(a)
-    a.storage()[...] = _array(value)
+    if type(value) is Tensor:
+        if value.array.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.array.ndim} dimensions.")
+        return _write_whole(a, value, FILL_TENSOR)
+    a.storage()[...] = value
     a._bump_version()
     if GradMode.enabled and a.requires_grad:
         a.grad_fn = record(op, a.array, (a,)).grad_fn
+    return a
+
+
+def _write_whole(a, value, op):
+    """Overwrite all of `a` with `value` (a number or a tensor), recorded as `op`."""
+    a.storage()[...] = _array(value)
+    a._bump_version()
+    if GradMode.enabled and (a.requires_grad or (type(value) is Tensor and value.requires_grad)):
+        a.grad_fn = record(op, a.array, (a, value)).grad_fn
+        a.requires_grad = True
     return a
 
 
@@ -1098,7 +1163,13 @@ def setitem(a, key, value):
     index with lists or tensors is torch's index_put_ instead)."""
     advanced = _is_advanced(key) or (isinstance(key, tuple) and
                                      builtins.any(_is_advanced(k) for k in key))
-    check_inplace(a, through_view=not advanced)
+    if not advanced and _selects_all(a.array.shape, key):
+        # no view is taken: torch fills or copies into the tensor itself
+        check_inplace(a)
+        if type(value) is Tensor and value.array.ndim:
+            return _write_whole(a, value, COPY_INTO)
+        return _write_whole(a, value, FILL_TENSOR)
+    check_inplace(a, through_view=not advanced, view_op=None if advanced else _view_op_name(key))
     if advanced:
         key = tuple(_plain(k) for k in key) if isinstance(key, tuple) else _plain(key)
     try:
@@ -1400,6 +1471,33 @@ def cat(tensors, dim=0):
 
 def stack(tensors, dim=0):
     return _join(STACK, tensors, dim, True)
+
+
+def _unbind_vjp(grads, out, a, dim, shape):
+    """Each output's gradient back in its place; outputs no gradient reached give zeros."""
+    part = shape[:dim] + shape[dim + 1:]
+    filled = [_zeros_of(part, grads) if g is None else g for g in grads]
+    if builtins.any(type(g) is Tensor for g in filled):
+        return stack([g if type(g) is Tensor else Tensor._wrap(g) for g in filled], dim)
+    return np.stack(filled, axis=dim)
+
+
+def _zeros_of(shape, grads):
+    dtype = next(_array(g).dtype for g in grads if g is not None)
+    return np.zeros(shape, dtype=dtype)
+
+
+UNBIND = Op("UnbindBackward0", _unbind_vjp, views=True)
+
+
+def unbind(a, dim=0):
+    """The rows (along `dim`) as views sharing one node, as iterating over a tensor gives."""
+    x = a.array
+    if x.ndim == 0:
+        raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+    d = _dims(dim, x.ndim)[0]
+    parts = [x[(slice(None),) * d + (i,)] for i in range(x.shape[d])]
+    return record_outputs(UNBIND, parts, (a,), {"dim": d, "shape": x.shape})
 
 
 def select(a, dim, index):

@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .autograd import BackwardObserver, GradMode, Node, accumulate_node, run_backward
+from .autograd import (BackwardObserver, GradMode, MultiNode, Node, accumulate_node,
+                       run_backward)
 from .printing import format_size, format_spec, format_tensor
 
 
@@ -159,7 +160,7 @@ class Tensor:
     def __iter__(self):
         if self.array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.array.shape[0]))
+        return iter(ops.unbind(self, 0))  # torch iterates through unbind: one shared node
 
     def __bool__(self) -> bool:
         if self.array.size != 1:
@@ -167,11 +168,16 @@ class Tensor:
                 f"Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.array.reshape(()))
 
+    def _python_scalar(self):
+        if self.array.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.array.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __index__(self) -> int:
         if self.array.dtype.kind not in "iu" or self.array.size != 1:
@@ -193,7 +199,7 @@ class Tensor:
     # --- autograd ---------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         backward([self], None if gradient is None else [gradient],
-                 retain_graph=retain_graph, create_graph=create_graph)
+                 retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def detach(self) -> "Tensor":
         # same storage and version counter, but not an autograd view: in place is allowed
@@ -222,9 +228,14 @@ class Tensor:
     def retain_grad(self) -> None:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None and not self._retains_grad:
+        node = self.grad_fn
+        if node is not None and not self._retains_grad:
             self._retains_grad = True
-            self.grad_fn.retained = self
+            if type(node) is MultiNode:
+                node.retained = node.retained or {}
+                node.retained[node.output_nr(self)] = self
+            else:
+                node.retained = self
 
     @property
     def retains_grad(self) -> bool:
@@ -287,14 +298,14 @@ def record(op, out_data, inputs, params=None) -> Tensor:
     return out
 
 
-def _attach_node(out: Tensor, op, inputs, params) -> None:
+def _attach_node(out: Tensor, op, inputs, params, node_class=Node) -> None:
     edges = []
     meta = []
     for t in inputs:  # one loop, not two comprehensions: this runs for every recorded op
         if type(t) is Tensor:
             array = t.array
             meta.append((array.shape, array.dtype))
-            edges.append((t.grad_fn or accumulate_node(t), 0) if t.requires_grad else _NO_EDGE)
+            edges.append(edge_to(t) if t.requires_grad else _NO_EDGE)
         else:
             meta.append(None)
             edges.append(_NO_EDGE)
@@ -305,13 +316,40 @@ def _attach_node(out: Tensor, op, inputs, params) -> None:
             if type(t) is Tensor and t._vc is not None:  # None everywhere means "all at 0"
                 versions = tuple([t._version if type(t) is Tensor else 0 for t in inputs])
                 break
-    node = out.grad_fn = Node(op, tuple(edges), saved, versions, None, params, tuple(meta))
+    node = out.grad_fn = node_class(op, tuple(edges), saved, versions, None, params, tuple(meta))
     if op.saves_out:
         # the output's own counter: changing it in place must fail the backward, as in torch
         out._vc = [0]
         node.out = out.array
         node.out_version = out._vc
     out.requires_grad = True
+
+
+def edge_to(t: Tensor) -> tuple:
+    """(node, output number) through which a gradient reaches `t`, as next_functions shows."""
+    node = t.grad_fn
+    if node is None:
+        return accumulate_node(t), 0
+    return (node, node.output_nr(t)) if type(node) is MultiNode else (node, 0)
+
+
+def record_outputs(op, arrays, inputs, params=None) -> tuple:
+    """`record` for an op with several outputs that share one node (unbind)."""
+    outs = tuple(Tensor._wrap(a) for a in arrays)
+    if outs and GradMode.enabled and any(type(t) is Tensor and t.requires_grad for t in inputs):
+        _attach_node(outs[0], op, inputs, params, MultiNode)
+        node = outs[0].grad_fn
+        node.output_numbers = {id(t): i for i, t in enumerate(outs)}
+        node.n_outputs = len(outs)
+        for t in outs:
+            t.grad_fn = node
+            t.requires_grad = True
+    if op.views:
+        for t in outs:
+            share_storage(t, inputs[0])
+            if not GradMode.enabled and inputs[0].requires_grad:
+                t.requires_grad = True
+    return outs
 
 
 def sum_to(g, shape):
@@ -329,8 +367,16 @@ def sum_to(g, shape):
     return g if g.shape == shape else g.reshape(shape)
 
 
-def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=False):
-    """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad`."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad` (only
+    into `inputs`' when given)."""
+    tensors = [tensors] if type(tensors) is Tensor else list(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    if type(grad_tensors) is Tensor:
+        grad_tensors = [grad_tensors]
+    targets = None if inputs is None else _input_nodes(inputs)
     started, finished = BackwardObserver.started, BackwardObserver.finished
     if started is not None:
         replaced = started(tensors, grad_tensors, create_graph, False)
@@ -341,11 +387,31 @@ def backward(tensors, grad_tensors=None, *, retain_graph=None, create_graph=Fals
         if create_graph:
             warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
         run_backward(roots, grads, create_graph=create_graph,
-                     retain_graph=create_graph if retain_graph is None else retain_graph)
+                     retain_graph=create_graph if retain_graph is None else retain_graph,
+                     inputs=targets)
         ok = True
     finally:
         if finished is not None:
             finished(ok)
+
+
+def _input_nodes(inputs) -> set:
+    """The nodes that `backward(inputs=...)` accumulates at; a non-leaf input retains its
+    gradient, as torch makes it do."""
+    inputs = [inputs] if type(inputs) is Tensor else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    nodes = set()
+    for t in inputs:
+        if type(t) is not Tensor:
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+        if t.grad_fn is not None:
+            t.retain_grad()
+        elif not t.requires_grad:
+            t.retain_grad()  # torch's own error for an input that cannot have a gradient
+        nodes.add(edge_to(t)[0])
+    return nodes
 
 
 def _roots_and_grads(tensors, grad_tensors, create_graph):
@@ -368,7 +434,7 @@ def _roots_and_grads(tensors, grad_tensors, create_graph):
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {t.shape}.")
             g = g if create_graph else g.array
-        roots.append(t.grad_fn if t.grad_fn is not None else accumulate_node(t))
+        roots.append(edge_to(t))
         grads.append(g)
     return roots, grads
 

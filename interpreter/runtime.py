@@ -32,6 +32,7 @@ class MathNamespace:
     """The part of `math` the contract offers."""
 
     _tg_public = frozenset({"pi", "e", "sqrt", "exp", "log", "sin", "cos"})
+    _tg_module_name = "math"
 
     def __init__(self) -> None:
         for name in self._tg_public:

@@ -47,6 +47,9 @@ def permissive_policy(obj: Any, name: str) -> bool:
 def _owner(obj: Any) -> str:
     if isinstance(obj, ModuleType):
         return f"module '{obj.__name__}'"
+    module = getattr(type(obj), "_tg_module_name", None)  # our stand-ins for torch, math, ...
+    if module is not None:
+        return f"module '{module}'"
     return f"'{type(obj).__name__}' object"
 
 

@@ -75,6 +75,9 @@ CHECKS = {
     ops.TO_COPY: (lambda a: a.float(), [_any((2, 3))], {"eps": 1e-3, "rtol": 1e-3, "atol": 1e-4}),
     ops.FILL: (lambda a: (a * 1).fill_(2.0) + a, [_any((3,))]),
     ops.ZERO: (lambda a: (a * 1).zero_() + a, [_any((3,))]),
+    ops.FILL_TENSOR: (lambda a, v: (a * 1).fill_(v) * a, [_any((3,)), _any(())]),
+    ops.COPY_INTO: (lambda a, b: _assign_all(a, b) * a, [_any((2, 3)), _any((3,))]),
+    ops.UNBIND: (lambda a: _weighted_rows(a), [_any((3, 2))]),
     ops.MAX_ALL: (lambda a: a.max(), [_any((2, 3))]),
     ops.MIN_ALL: (lambda a: a.min(), [_any((2, 3))]),
     ops.MAX_DIM: (lambda a: a.max(dim=1).values, [_any((2, 3))]),
@@ -109,6 +112,18 @@ def test_batched_matmul_forms(shapes):
     arrays = [rng.uniform(-1, 1, s) for s in shapes]
     assert check_gradients(lambda a, b: a @ b, arrays).ok()
     assert check_second_order(lambda a, b: a @ b, arrays).ok()
+
+
+def _assign_all(a, b):
+    y = a * 1
+    y[:] = b
+    return y
+
+
+def _weighted_rows(a):
+    """Iteration goes through unbind; one row left out checks its zero gradient."""
+    first, second, _ = a
+    return first * 2 + second.exp()
 
 
 def _assign_row(a, b, rows=1):
