@@ -69,7 +69,7 @@ def _widen(t: Tensor) -> None:
 
 
 def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
-    first = trace_source(source, reseed=True)
+    first = trace_source(source)
     first.raise_error()
     if not first.calls:
         raise UsageError("the program never calls backward(): nothing to check")
@@ -80,7 +80,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
     target = names.get(id(first.calls[-1].tensor))
 
     widen = True
-    wide = trace_source(source, on_create=lambda k, t: _widen(t), reseed=True)
+    wide = trace_source(source, on_create=lambda k, t: _widen(t))
     if wide.error is not None or len(wide.calls) != n_calls:
         # widening changed what the program does (e.g. `.double()` became a no-op): check
         # in the program's own dtypes, with a step and tolerance float32 can bear
@@ -107,7 +107,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
             if late and n == n_calls - 1:
                 _nudge(made[k], idx, delta)
 
-        run = trace_source(source, on_create=created, after_backward=after, reseed=True)
+        run = trace_source(source, on_create=created, after_backward=after)
         if run.error is not None or len(run.calls) != n_calls:
             raise ToolError(f"re-running with a perturbed leaf changed the run: "
                             f"{run.error.headline() if run.error else 'different backward calls'}")

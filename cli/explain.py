@@ -1,7 +1,7 @@
 """`autodiff explain`: the backward pass step by step, in the engine's own order.
 
-Each step shows the node, the gradient arriving, its local rule (from RULES, keyed
-by grad_fn name like the op table), the gradient sent to each input, any sum over
+Each step shows the node, the gradient arriving, its local rule (the op's registry
+entry: its explanation and one formula per input), the gradient sent to each input, any sum over
 broadcast dimensions, and what each AccumulateGrad adds to a `.grad`. For
 `backward(v)` on a non-scalar output it first shows J, v and vᵀJ (J is built row by
 row by re-running the program with backward(eᵢ)).
@@ -14,7 +14,8 @@ from typing import TextIO
 
 import numpy as np
 
-from autodiff.engine.autograd import AccumulateGrad
+from autodiff.engine.graph import AccumulateGrad
+from autodiff.engine.operands import sum_to
 from autodiff.engine.printing import format_tensor
 
 from .graph import input_meta
@@ -22,58 +23,6 @@ from .names import Namer, shape_text
 from .outcome import EXIT_OK, UsageError, guarded
 from .source import LoadedSource, load_source
 from .trace import BackwardCall, Trace, trace_source
-
-# grad_fn name -> (the rule in words, one formula per input); g is the arriving gradient
-RULES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "AddBackward0": ("a sum passes the gradient through", ("∂(a+b)/∂a = 1: g", "∂(a+b)/∂b = 1: g·alpha")),
-    "SubBackward0": ("a difference: +g to a, -g to b", ("∂(a-b)/∂a = 1: g", "∂(a-b)/∂b = -1: -g·alpha")),
-    "RsubBackward1": ("c - a sends -g", ("∂(c-a)/∂a = -1: -g",)),
-    "MulBackward0": ("a product: each factor gets g times the other",
-                     ("∂(a·b)/∂a = b: g·b", "∂(a·b)/∂b = a: g·a")),
-    "DivBackward0": ("a quotient", ("∂(a/b)/∂a = 1/b: g/b", "∂(a/b)/∂b = -a/b²: -g·a/b²")),
-    "NegBackward0": ("negation flips the sign", ("∂(-a)/∂a = -1: -g",)),
-    "PowBackward0": ("a power with a constant exponent n", ("∂(aⁿ)/∂a = n·aⁿ⁻¹: g·n·aⁿ⁻¹",)),
-    "PowBackward1": ("a power with a tensor exponent",
-                     ("∂(aᵇ)/∂a = b·aᵇ⁻¹: g·b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a: g·aᵇ·ln a")),
-    "PowBackward2": ("a constant base c raised to a", ("∂(cᵃ)/∂a = cᵃ·ln c: g·cᵃ·ln c",)),
-    "ExpBackward0": ("exp is its own derivative", ("∂(eᵃ)/∂a = eᵃ: g·out",)),
-    "LogBackward0": ("natural log", ("∂(ln a)/∂a = 1/a: g/a",)),
-    "SqrtBackward0": ("square root", ("∂(√a)/∂a = 1/(2√a): g/(2·out)",)),
-    "SinBackward0": ("sine", ("∂(sin a)/∂a = cos a: g·cos a",)),
-    "CosBackward0": ("cosine", ("∂(cos a)/∂a = -sin a: -g·sin a",)),
-    "TanhBackward0": ("tanh", ("∂(tanh a)/∂a = 1 - tanh²a: g·(1 - out²)",)),
-    "SigmoidBackward0": ("sigmoid", ("∂σ(a)/∂a = σ(a)(1-σ(a)): g·out·(1-out)",)),
-    "ReluBackward0": ("relu lets the gradient through where the input was positive",
-                      ("∂relu(a)/∂a = [a > 0]: g·[out > 0]",)),
-    "AbsBackward0": ("absolute value", ("∂|a|/∂a = sign(a): g·sign(a)",)),
-    "ClampBackward1": ("clamp passes the gradient inside [min, max]", ("∂clamp(a)/∂a = [min ≤ a ≤ max]",)),
-    "SumBackward0": ("a sum of all elements: every element gets g", ("∂(Σa)/∂aᵢ = 1: g expanded to a's shape",)),
-    "SumBackward1": ("a sum over dims: g is expanded back along them", ("∂(Σ_d a)/∂a = 1: g expanded",)),
-    "MeanBackward0": ("a mean of n elements: each gets g/n", ("∂(Σa/n)/∂aᵢ = 1/n: g/n expanded",)),
-    "MeanBackward1": ("a mean over dims: g/n expanded back", ("∂mean_d(a)/∂a = 1/n: g/n expanded",)),
-    "MmBackward0": ("a matrix product A·B", ("∂(AB)/∂A: g·Bᵀ", "∂(AB)/∂B: Aᵀ·g")),
-    "MvBackward0": ("a matrix-vector product M·v", ("∂(Mv)/∂M: g ⊗ v", "∂(Mv)/∂v: Mᵀ·g")),
-    "DotBackward0": ("a dot product a·b", ("∂(a·b)/∂a = b: g·b", "∂(a·b)/∂b = a: g·a")),
-    "LinalgVectorNormBackward0": ("the 2-norm", ("∂‖a‖/∂a = a/‖a‖: g·a/out",)),
-    "MaximumBackward0": ("elementwise max: the larger input gets g (ties split)", ("g where a > b", "g where b > a")),
-    "MinimumBackward0": ("elementwise min: the smaller input gets g (ties split)", ("g where a < b", "g where b < a")),
-    "WhereBackward0": ("where(c, a, b): g goes where it came from", ("", "g where c", "g where not c")),
-    "CloneBackward0": ("clone passes the gradient through", ("g",)),
-    "ToCopyBackward0": ("a dtype conversion passes the gradient through, cast back", ("g",)),
-    "ViewBackward0": ("a reshape: g reshaped back", ("g reshaped to a's shape",)),
-    "UnsafeViewBackward0": ("a reshape: g reshaped back", ("g reshaped to a's shape",)),
-    "ExpandBackward0": ("expand: g summed over the expanded dims", ("g, summed to a's shape",)),
-    "TBackward0": ("a transpose: g transposed back", ("gᵀ",)),
-    "TransposeBackward0": ("a transpose: g transposed back", ("g with the dims swapped back",)),
-    "PermuteBackward0": ("a permutation: g permuted back", ("g permuted back",)),
-    "SelectBackward0": ("indexing: g is placed where the element came from, zeros elsewhere", ("g placed",)),
-    "SliceBackward0": ("slicing: g is placed in the slice, zeros elsewhere", ("g placed",)),
-    "IndexBackward0": ("indexing: g is added where the elements came from", ("g scattered",)),
-    "SoftmaxBackward0": ("softmax", ("out·(g - Σ g·out)",)),
-    "LogSoftmaxBackward0": ("log-softmax", ("g - softmax(a)·Σg",)),
-    "MseLossBackward0": ("mean squared error", ("2(a - b)/n·g", "-2(a - b)/n·g")),
-}
-
 
 def _fmt(array) -> str:
     return format_tensor(np.asarray(array))
@@ -96,7 +45,7 @@ def pick_call(trace: Trace, root: str | None) -> BackwardCall:
 
 def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
     """The explanation as plain lines (render_explain styles them)."""
-    trace = trace_source(source, record_steps=True, reseed=True)
+    trace = trace_source(source, record_steps=True)
     trace.raise_error()
     call = pick_call(trace, root)
     number = trace.calls.index(call)
@@ -119,7 +68,7 @@ def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
             lines.append(f"    {leaf}.grad += {_fmt(step.grad_in)}")
             continue
         op = node.name()
-        words, formulas = RULES.get(op, ("rule from the op table (engine/ops.py)", ()))
+        words, formulas = node.op.explain, node.op.formulas
         lines.append(f"[{i}] {namer.label(node)}: {words}")
         lines.append(f"    gradient arriving: g = {_fmt(step.grad_in)}")
         for j, ((child, _), sent) in enumerate(zip(node.next_functions, step.grads_out or [])):
@@ -131,17 +80,10 @@ def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
             lines.append(f"        sends {_fmt(sent)}")
             shape, _ = input_meta(node, j)
             if shape is not None and list(np.shape(sent)) != shape:
-                summed = _sum_to(np.asarray(sent), tuple(shape))
+                summed = sum_to(np.asarray(sent), tuple(shape))
                 lines.append(f"        broadcast: summed from {shape_text(np.shape(sent))} to "
                              f"{shape_text(shape)} = {_fmt(summed)}")
     return _align(lines)
-
-
-def _sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape)
-                                      if n == 1 and g.shape[i + lead] != 1)
-    return np.sum(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
 
 
 def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, namer: Namer) -> list[str]:
@@ -151,7 +93,7 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, namer: Nam
     for i in range(y.size):
         e = np.zeros(y.size, dtype=y.dtype)
         e[i] = 1
-        run = trace_source(source, reseed=True, seeds={number: e.reshape(y.shape)})
+        run = trace_source(source, seeds={number: e.reshape(y.shape)})
         if run.error is not None or len(run.calls) <= number:
             return ["(J could not be rebuilt: the program runs differently)"]
         for k, t in enumerate(run.created):

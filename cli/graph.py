@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from typing import TextIO
 
-from autodiff.engine.autograd import AccumulateGrad, accumulate_node
+from autodiff.engine.graph import AccumulateGrad, accumulate_node
 from autodiff.engine.tensor import Tensor
 
 from .names import Namer, dtype_text, shape_text
@@ -116,12 +116,8 @@ def _link(start, ids: dict) -> None:
 
 def input_meta(node, i: int) -> tuple[list[int] | None, str | None]:
     """Shape and dtype of a node's i-th input (the output of the node it points to)."""
-    meta = getattr(node, "meta", None)
-    if meta is not None:
-        item = meta[i]
-        shape, dt = item if item is not None else (None, None)
-    else:  # the engine's earlier layout
-        shape, dt = node.shapes[i], node.dtypes[i]
+    item = node.meta[i]
+    shape, dt = item if item is not None else (None, None)
     if shape is None:
         return None, None
     from autodiff.engine.dtypes import from_numpy

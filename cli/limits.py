@@ -34,9 +34,10 @@ class RunLimits:
 
 @contextmanager
 def applied(limits: RunLimits | None):
-    """Apply `limits` while the block runs: the engine's tensor limit, the time limit, and
-    (for a whole process) an address-space cap so no program can eat the machine."""
-    from autodiff.engine.limits import MemoryLimit
+    """Apply `limits` while the block runs: an engine session with the tensor limit (the
+    runs inside start from it), the time limit, and (for a whole process) an address-space
+    cap so no program can eat the machine."""
+    from autodiff.engine.session import Session, current
     from autodiff.interpreter.deadline import Deadline
 
     limits = limits or RunLimits()
@@ -45,16 +46,11 @@ def applied(limits: RunLimits | None):
         max_memory = parse_size(max_memory)
     if limits.timeout is not None and limits.timeout <= 0:
         raise UsageError("--timeout: expected a positive number of seconds")
-    previous = MemoryLimit.max_bytes
-    if max_memory is not None:
-        MemoryLimit.max_bytes = max_memory
-    if limits.whole_process and MemoryLimit.max_bytes:
-        _cap_address_space(MemoryLimit.max_bytes + _ADDRESS_SPACE_SLACK)
-    try:
-        with Deadline(limits.timeout):
-            yield
-    finally:
-        MemoryLimit.max_bytes = previous
+    session = Session(max_bytes=current().max_bytes if max_memory is None else max_memory)
+    if limits.whole_process and session.max_bytes:
+        _cap_address_space(session.max_bytes + _ADDRESS_SPACE_SLACK)
+    with session.active(), Deadline(limits.timeout):
+        yield
 
 
 def _cap_address_space(limit: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from autodiff.engine.autograd import AccumulateGrad
+from autodiff.engine.graph import AccumulateGrad
 
 from .trace import Trace
 

@@ -33,7 +33,6 @@ class Session:
 
     def submit(self, text: str) -> tuple[str, str]:
         """(stdout, stderr) for one input."""
-        from autodiff.engine.api import manual_seed
         from autodiff.interpreter import run_source
 
         offset = len(self.lines)
@@ -47,7 +46,6 @@ class Session:
         run_text = "\n".join(self.lines + ([f"{VALUE} = ({text.strip()})"] if single_expr
                                            else [text]))
         out, warnings = io.StringIO(), io.StringIO()
-        manual_seed(0)  # replays draw the same random numbers
         result = run_source(run_text + "\n", "<stdin>", out=out, err=warnings)
         new_output = out.getvalue()[self.printed:]
         new_warnings = warnings.getvalue()[self.warned:]

@@ -1,21 +1,20 @@
 """Run a program while watching the engine: every created tensor and every backward call.
 
 `trace_source` is what every view (report, graph, check, explain) builds on. It
-uses only the engine's observer hooks: CreationObserver for each new tensor, and
-BackwardObserver for each backward pass (which tensor it starts from, each step, its end).
+uses only the observer hooks of the run's engine session: each new tensor, and each
+backward pass (which tensor it starts from, each step, its end).
 """
 
 from __future__ import annotations
 
 import io
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from autodiff.engine.api import CreationObserver, manual_seed
-from autodiff.engine.autograd import AccumulateGrad, BackwardObserver
+from autodiff.engine.graph import AccumulateGrad
+from autodiff.engine.session import Observers, current
 from autodiff.engine.tensor import Tensor
 from autodiff.parser.diagnostics import TgError
 
@@ -83,23 +82,23 @@ class Trace:
 def trace_source(source: LoadedSource, *, out: TextIO | None = None, record_steps: bool = False,
                  on_create: Callable[[int, Tensor], None] | None = None,
                  after_backward: Callable[[int], None] | None = None,
-                 reseed: bool = False, seeds: dict[int, np.ndarray] | None = None) -> Trace:
-    """Run `source`, printing to `out` (captured into Trace.output when None)."""
+                 seeds: dict[int, np.ndarray] | None = None) -> Trace:
+    """Run `source`, printing to `out` (captured into Trace.output when None). Every run
+    starts from a fresh session, so re-runs draw the same random numbers."""
     from autodiff.interpreter import run_source
 
     capture = out is None
     stream = io.StringIO() if capture else out
     trace = Trace(source, {}, {}, [], [], None)
-    if reseed:  # re-runs must draw the same random numbers as the first run
-        manual_seed(0)
 
     def created(t: Tensor) -> None:
         if on_create is not None:
             on_create(len(trace.created), t)
         trace.created.append(t)
 
-    with _observers(trace, created, record_steps, after_backward, seeds or {}):
-        result = run_source(source.text, source.filename, out=stream)
+    session = current().for_run()
+    session.observers = _observers(trace, created, record_steps, after_backward, seeds or {})
+    result = run_source(source.text, source.filename, out=stream, session=session)
     trace.globals = result.globals
     trace.assigned_lines = result.assigned_lines
     trace.error = result.error
@@ -112,8 +111,7 @@ def _array(g) -> np.ndarray:
     return np.array(g.array if type(g) is Tensor else g, copy=True)
 
 
-@contextmanager
-def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict):
+def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict) -> Observers:
     current: list[BackwardCall | None] = [None]
 
     def observe(node, grad_in, grads_out) -> None:
@@ -154,12 +152,7 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         if ok and after_backward is not None:
             after_backward(len(trace.calls))
 
-    hooks = (BackwardObserver.started, BackwardObserver.current, BackwardObserver.finished,
-             CreationObserver.current)
-    BackwardObserver.started, BackwardObserver.current = started, observe
-    BackwardObserver.finished, CreationObserver.current = finished, created
-    try:
-        yield
-    finally:
-        (BackwardObserver.started, BackwardObserver.current, BackwardObserver.finished,
-         CreationObserver.current) = hooks
+    observers = Observers()
+    observers.created, observers.backward_started = created, started
+    observers.backward_step, observers.backward_finished = observe, finished
+    return observers

@@ -1,18 +1,18 @@
-"""What a .tg program sees as `torch`, `torch.nn`, `torch.nn.functional` and Tensor methods.
+"""What a .tg program sees as `torch`, `torch.nn`, `torch.nn.functional` and `torch.autograd`.
 
-Namespaces are plain objects whose class lists its public names in `_tg_public`,
-the allow-list the interpreter checks before any attribute access.
+Namespaces are plain objects whose class lists its public names in `_tg_public`, the
+allow-list the interpreter checks before any attribute access. The op functions come
+from the registry families; creation functions from creation.py.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from . import dtypes, ops, ranges
-from .limits import check_allocation
-from .autograd import (AccumulateGrad, BackwardObserver, GradMode, Node, enable_grad, no_grad,
-                       set_grad_enabled)
-from .tensor import Size, Tensor, backward
+from . import autograd as _autograd
+from . import creation, dtypes
+from .graph import AccumulateGrad, Node
+from .registry import FAMILIES
+from .session import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .tensor import RULES, Size, Tensor
 
 
 def make_namespace(name: str, members: dict) -> object:
@@ -25,320 +25,68 @@ def make_namespace(name: str, members: dict) -> object:
     return type(name.replace(".", "_"), (), body)()
 
 
-# --- creation ---------------------------------------------------------------------------
+def _function(name: str, forward):
+    """torch.X as a function: an operand it cannot take is torch's TypeError (an operator
+    returns NotImplemented instead, so that Python can try the other side)."""
+    def function(*args, **kwargs):
+        if args and type(args[0]) is not Tensor and name not in _TAKES_NON_TENSOR:
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(args[0]).__name__}")
+        result = forward(*args, **kwargs)
+        if result is NotImplemented:
+            other = args[1] if len(args) > 1 else next(iter(kwargs.values()), None)
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return result
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+_TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where"})
+
+
+def _collect(attribute: str) -> dict:
+    found: dict = {}
+    for family in FAMILIES:
+        for name, forward in getattr(family, attribute).items():
+            found[name] = _function(name, forward)
+    return found
+
+
+# --- torch.autograd ---------------------------------------------------------------------------
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    _autograd.backward(tensors, grad_tensors if grad_tensors is not None else grad_variables,
+                       retain_graph, create_graph, inputs, RULES)
 
-_NUMBERS = (bool, int, float)
-
-
-def _infer(data):
-    """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors."""
-    if type(data) is list and data and all(type(v) in _NUMBERS for v in data):
-        return np.array(data)  # the common flat case; NumPy infers bool/int64/float64 alike
-    return _infer_nested(data)
-
-
-def _infer_nested(data):
-    if type(data) is Tensor:
-        return data.array.copy()
-    if isinstance(data, (list, tuple)):
-        items = [_infer_nested(d) for d in data]
-        shapes = {i.shape for i in items}
-        if len(shapes) > 1:
-            first = items[0].shape
-            bad = next(i for i in items if i.shape != first)
-            raise ValueError(
-                f"expected sequence of length {first[0] if first else 0} at dim 1 "
-                f"(got {bad.shape[0] if bad.shape else 0})")
-        if not items:
-            return np.zeros(0, dtype=dtypes.DEFAULT_FLOAT.np)
-        return np.stack(items)
-    if isinstance(data, bool):
-        return np.asarray(data, dtype=np.bool_)
-    if isinstance(data, int):
-        return np.asarray(data, dtype=np.int64)
-    if isinstance(data, float):
-        return np.asarray(data, dtype=np.float64)  # narrowed by tensor() unless dtype= says
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-
-
-class CreationObserver:
-    """Set `CreationObserver.current` to a callable to see every tensor a creation function
-    makes, in program order (`autodiff check` perturbs leaves by creation index)."""
-
-    current = None
-
-
-def _finish_creation(array, dtype, requires_grad) -> Tensor:
-    if dtype is not None:
-        array = array.astype(dtype.np)
-    if requires_grad and array.dtype.kind != "f":
-        raise RuntimeError(
-            "Only Tensors of floating point and complex dtype can require gradients")
-    t = Tensor._wrap(array, requires_grad=requires_grad)
-    if CreationObserver.current is not None:
-        CreationObserver.current(t)
-    return t
-
-
-def tensor(data, dtype=None, requires_grad=False) -> Tensor:
-    array = _infer(data)
-    if dtype is None and array.dtype == np.float64 and type(data) is not Tensor:
-        array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
-    return _finish_creation(array, dtype, requires_grad)
-
-
-def _filled(value, shape, dtype, requires_grad):
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    shape = ops._shape_arg(shape)
-    _check_sizes(shape)
-    check_allocation(shape, dt.np)
-    return _finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
-
-
-def _check_sizes(shape) -> None:
-    for n in shape:
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                               f"{list(shape)}")
-
-
-def ones(*size, dtype=None, requires_grad=False) -> Tensor:
-    return _filled(1, size, dtype, requires_grad)
-
-
-def zeros(*size, dtype=None, requires_grad=False) -> Tensor:
-    return _filled(0, size, dtype, requires_grad)
-
-
-def ones_like(t, dtype=None, requires_grad=False) -> Tensor:
-    return _filled(1, t.array.shape, dtype or t.dtype, requires_grad)
-
-
-def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
-    return _filled(0, t.array.shape, dtype or t.dtype, requires_grad)
-
-
-empty_like = zeros_like
-
-
-def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
-    if dtype is None:
-        dtype = dtypes.scalar_dtype(fill_value)
-    return _filled(fill_value, (size,), dtype, requires_grad)
-
-
-def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    check_allocation((n, n if m is None else m), dt.np)
-    return _finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
-
-
-def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
-    if end is None:
-        start, end = 0, start
-    floating = any(isinstance(v, float) for v in (start, end, step))
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    dt = dtype or (dtypes.DEFAULT_FLOAT if floating else dtypes.int64)
-    count = max(0, int(np.ceil((end - start) / step)))
-    check_allocation((count,), dt.np)
-    kind = dt.np.kind
-    exact = 2 ** (24 if dt.np == np.float32 else 53) if kind == "f" else None
-    if not floating and kind in "iuf" and (exact is None or max(abs(start), abs(end)) <= exact):
-        # whole numbers the dtype holds exactly: NumPy fills the dtype directly, one pass
-        array = np.arange(start, start + step * count, step, dtype=dt.np)
-    else:
-        array = ranges.arange_values(start, step, count, dt.np)
-    return _finish_creation(array, None, requires_grad)
-
-
-def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
-    check_allocation((steps,), dt.np)
-    if dt.np.kind == "f":
-        array = ranges.linspace_values(start, end, steps, dt.np) if steps else np.zeros(0, dt.np)
-    else:  # integer dtypes: the ends truncated, the step in double, each value truncated
-        start, end = int(start), int(end)
-        if steps == 1:
-            end = start  # one step is the start alone
-        step = (end - start) / (steps - 1) if steps > 1 else 0.0
-        half = steps // 2
-        index = np.arange(steps, dtype=np.float64)
-        array = np.where(index < half, ranges.fma64(step, index, start),
-                         ranges.fma64(-step, steps - 1 - index, end)).astype(dt.np)
-    return _finish_creation(array, None, requires_grad)
-
-
-class _Random:
-    """The default random stream. None until a program draws from it or seeds it: importing
-    numpy.random costs ~6 ms of start-up (issue 5), and most programs draw nothing."""
-
-    generator = None
-
-
-def _generator():
-    if _Random.generator is None:
-        _Random.generator = np.random.default_rng(0)
-    return _Random.generator
-
-
-def manual_seed(seed: int) -> None:
-    _Random.generator = np.random.default_rng(seed)  # now, so a bad seed fails on this line
-
-
-def rand(*size, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    _check_sizes(ops._shape_arg(size))
-    check_allocation(ops._shape_arg(size), np.float64)
-    return _finish_creation(_generator().random(ops._shape_arg(size)).astype(dt.np), None,
-                            requires_grad)
-
-
-def randn(*size, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    _check_sizes(ops._shape_arg(size))
-    check_allocation(ops._shape_arg(size), np.float64)
-    array = _generator().standard_normal(ops._shape_arg(size)).astype(dt.np)
-    return _finish_creation(array, None, requires_grad)
-
-
-def fresh_session() -> None:
-    """Grad mode on and the default random stream, as in a new process (a program run
-    in-process must not see what an earlier one left, e.g. set_grad_enabled(False))."""
-    GradMode.enabled = True
-    _Random.generator = None  # seed 0 again, made on first use
-
-
-def is_grad_enabled() -> bool:
-    return GradMode.enabled
-
-
-# --- Tensor methods and operators -----------------------------------------------------------
-
-def _swap(fn):
-    return lambda a, b: fn(b, a)
-
-
-_IN_PLACE = {op: ops.inplace_method(op) for op in (ops.add, ops.sub, ops.mul, ops.div, ops.pow)}
-
-
-def _cast_method(dtype):
-    return lambda a: ops.to(a, dtype)
-
-
-def _to(a, dtype):
-    return ops.to(a, dtype)
-
-
-_METHODS = {
-    "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "pow": ops.pow,
-    "neg": ops.neg, "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "abs": ops.abs,
-    "sin": ops.sin, "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
-    "matmul": ops.matmul, "mm": ops.mm, "mv": ops.mv, "dot": ops.dot,
-    "sum": ops.sum, "mean": ops.mean, "norm": ops.norm,
-    "reshape": ops.reshape, "view": ops.view, "flatten": ops.flatten, "expand": ops.expand,
-    "permute": ops.permute, "transpose": ops.transpose, "t": ops.t,
-    "unsqueeze": ops.unsqueeze, "squeeze": ops.squeeze, "clone": ops.clone, "to": _to,
-    "float": _cast_method(dtypes.float32), "double": _cast_method(dtypes.float64),
-    "long": _cast_method(dtypes.int64), "int": _cast_method(dtypes.int32),
-    "bool": _cast_method(dtypes.bool_),
-    "add_": _IN_PLACE[ops.add], "sub_": _IN_PLACE[ops.sub], "mul_": _IN_PLACE[ops.mul],
-    "div_": _IN_PLACE[ops.div],
-    "fill_": ops.fill_,
-    "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
-    "max": ops.max, "min": ops.min, "maximum": ops.maximum, "minimum": ops.minimum,
-    "clamp": ops.clamp, "prod": ops.prod, "select": ops.select, "unbind": ops.unbind,
-    "where": ops.where,
-    "softmax": ops.softmax, "log_softmax": ops.log_softmax, "outer": ops.outer,
-    "reciprocal": ops.reciprocal, "sign": ops.sign,
-}
-
-_OPERATORS = {
-    "__add__": ops.add, "__radd__": ops.add, "__sub__": ops.sub, "__rsub__": ops.rsub,
-    "__mul__": ops.mul, "__rmul__": ops.mul, "__truediv__": ops.div,
-    "__rtruediv__": _swap(ops.div), "__pow__": ops.pow, "__rpow__": _swap(ops.pow),
-    "__matmul__": ops.matmul, "__rmatmul__": _swap(ops.matmul),
-    "__floordiv__": ops.floor_divide, "__rfloordiv__": _swap(ops.floor_divide),
-    "__mod__": ops.remainder, "__rmod__": _swap(ops.remainder),
-    "__neg__": ops.neg, "__pos__": lambda a: a, "__abs__": ops.abs,
-    "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le,
-    "__gt__": ops.gt, "__ge__": ops.ge, "__getitem__": ops.getitem, "__setitem__": ops.setitem,
-    "__and__": ops.bitwise_and, "__rand__": ops.bitwise_and, "__or__": ops.bitwise_or,
-    "__ror__": ops.bitwise_or, "__xor__": ops.bitwise_xor, "__rxor__": ops.bitwise_xor,
-    "__invert__": ops.bitwise_not,
-    "__iadd__": _IN_PLACE[ops.add], "__isub__": _IN_PLACE[ops.sub], "__imul__": _IN_PLACE[ops.mul],
-    "__itruediv__": _IN_PLACE[ops.div], "__ipow__": _IN_PLACE[ops.pow],
-}
-
-for _name, _fn in {**_METHODS, **_OPERATORS}.items():
-    setattr(Tensor, _name, _fn)
-
-_ATTRIBUTES = {"shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T",
-               "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
-               "requires_grad_", "retain_grad", "retains_grad", "zero_"}
-Tensor._tg_public = frozenset(_METHODS) | frozenset(_ATTRIBUTES)
-Tensor._tg_writable = frozenset({"requires_grad", "grad", "data"})
-
-
-# --- namespaces ------------------------------------------------------------------------------
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    from .autograd import run_backward
-    from .tensor import _roots_and_grads, edge_to
-
-    outputs = [outputs] if type(outputs) is Tensor else list(outputs)
-    inputs = [inputs] if type(inputs) is Tensor else list(inputs)
-    if grad_outputs is not None and type(grad_outputs) is Tensor:
-        grad_outputs = [grad_outputs]
-    if BackwardObserver.started is not None:  # watched, but its seeds are its own
-        BackwardObserver.started(outputs, grad_outputs, create_graph, True)
-    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
-    targets = []
-    for t in inputs:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        targets.append(edge_to(t))
-    capture = {node: None for node, _ in targets}
-    run_backward(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
-                 create_graph=create_graph, capture=capture)
-    results = []
-    for index, (node, nr) in enumerate(targets):
-        g = capture[node]
-        if type(g) is list:  # an output of a multi-output node
-            g = g[nr]
-        if g is None and not allow_unused:
-            raise RuntimeError(
-                f"The differentiated Tensor at index {index} appears to not have been used in the "
-                "graph. Set allow_unused=True if this is the desired behavior.")
-        results.append(g if g is None or type(g) is Tensor else Tensor._wrap(g))
-    return tuple(results)
+    return _autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                          allow_unused, RULES)
 
 
 autograd = make_namespace("torch.autograd", {"grad": grad, "backward": backward})
 
-functional = make_namespace("torch.nn.functional", {
-    "relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "softmax": ops.softmax,
-    "log_softmax": ops.log_softmax, "mse_loss": ops.mse_loss, "cross_entropy": ops.cross_entropy,
-    "nll_loss": ops.nll_loss,
-})
+_NN_FUNCTIONS = _collect("nn_functions")
+functional = make_namespace("torch.nn.functional", _NN_FUNCTIONS)
 nn = make_namespace("torch.nn", {"functional": functional})
 
-_TORCH_FUNCTIONS = {name: fn for name, fn in _METHODS.items()
-                    if not name.endswith("_") and name not in ("float", "double", "long", "int",
-                                                               "bool", "to", "view")}
+_TORCH_FUNCTIONS = _collect("functions")
 torch = make_namespace("torch", {
     **_TORCH_FUNCTIONS,
-    "tensor": tensor, "ones": ones, "zeros": zeros, "ones_like": ones_like,
-    "zeros_like": zeros_like, "empty_like": empty_like, "full": full, "eye": eye,
-    "arange": arange, "linspace": linspace, "rand": rand, "randn": randn,
-    "manual_seed": manual_seed, "cat": ops.cat, "stack": ops.stack,
+    **{name: fn for name, fn in _NN_FUNCTIONS.items() if name in ("softmax", "log_softmax")
+       and name not in _TORCH_FUNCTIONS},
+    "tensor": creation.tensor, "ones": creation.ones, "zeros": creation.zeros,
+    "ones_like": creation.ones_like, "zeros_like": creation.zeros_like,
+    "empty_like": creation.empty_like, "full": creation.full, "eye": creation.eye,
+    "arange": creation.arange, "linspace": creation.linspace, "rand": creation.rand,
+    "randn": creation.randn, "manual_seed": creation.manual_seed,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
     "Tensor": Tensor, "Size": Size,
-    **{name: d for name, d in dtypes.ALIASES.items()},
+    **dtypes.ALIASES,
 })
 
-__all__ = ["torch", "nn", "functional", "Tensor", "Node", "AccumulateGrad"]
+__all__ = ["torch", "nn", "functional", "autograd", "Tensor", "Node", "AccumulateGrad"]

@@ -1,427 +1,125 @@
-"""The autograd graph: grad_fn nodes, grad mode, and the backward pass.
-
-A node is created once per differentiable op result (`record` in tensor.py) and
-points at the nodes of its inputs through `next_functions`, as PyTorch's do.
-"""
+"""torch.autograd.backward and torch.autograd.grad: checking what they are given, seeding the
+backward pass (graph.run_backward), and telling watching tools (session observers)."""
 
 from __future__ import annotations
 
-import heapq
-import itertools
-import weakref
+import warnings
 
 import numpy as np
 
-from .printing import format_grad_fn
+from .graph import edge_to, run_backward
+from .session import current
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to reset "
+    "the .grad fields of your parameters to None after use to break the cycle and avoid the leak.")
 
 
-class GradMode:
-    """Whether ops record a graph (`torch.is_grad_enabled()`)."""
-
-    enabled = True
+def _is_tensor(value) -> bool:
+    return hasattr(type(value), "_wrap") and hasattr(value, "grad_fn")
 
 
-class _GradModeContext:
-    _tg_public = frozenset()
-    _target = True
-
-    def __enter__(self):
-        self._previous = GradMode.enabled
-        GradMode.enabled = self._target
-        return None
-
-    def __exit__(self, *exc):
-        GradMode.enabled = self._previous
-        return False
-
-    def __repr__(self) -> str:
-        return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
+def _tensors(value) -> list:
+    return [value] if _is_tensor(value) else list(value)
 
 
-class no_grad(_GradModeContext):
-    _target = False
-
-
-class enable_grad(_GradModeContext):
-    _target = True
-
-
-class set_grad_enabled(_GradModeContext):
-    def __init__(self, mode: bool):
-        self._target = bool(mode)
-        # like torch, the mode applies at once, not only inside `with`; `with` then restores
-        # the mode from before this call, so entering must not read the mode again
-        self._previous = GradMode.enabled
-        GradMode.enabled = self._target
-
-    def __enter__(self):
-        return None
-
-    def __repr__(self) -> str:
-        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._target})"
-
-
-_sequence = itertools.count()
-_FREED = object()  # marks saved values released by a backward without retain_graph
-
-
-class Node:
-    """A grad_fn: the backward rule of one op application."""
-
-    __slots__ = ("op", "next_functions", "saved", "versions", "out", "out_version", "params",
-                 "meta", "seq", "retained", "__weakref__")
-    _tg_public = frozenset({"next_functions", "name"})
-
-    def __init__(self, op, next_functions, saved, versions, out, params, meta):
-        self.op = op
-        self.next_functions = next_functions
-        self.saved = saved  # the inputs, when the op's rules read them
-        self.versions = versions  # their version counters when saved (None: all 0)
-        self.out = out  # the forward result's array, when the rules read it
-        self.out_version = None  # the result's version counter, shared with the result
-        self.params = params
-        self.meta = meta  # (shape, dtype) of each tensor input, to fit gradients to it
-        self.seq = next(_sequence)
-        self.retained = None
-
-    def name(self) -> str:
-        return self.op.qualified_name
-
-    def __repr__(self) -> str:
-        return format_grad_fn(self.op.name, id(self))
-
-
-class MultiNode(Node):
-    """A grad_fn with several differentiable outputs (`unbind`, iteration over a tensor).
-
-    Edges into it carry the output number; its rule receives one gradient per output
-    (None for an output no gradient reached)."""
-
-    __slots__ = ("output_numbers", "n_outputs")
-
-    def output_nr(self, tensor) -> int:
-        return self.output_numbers[id(tensor)]
-
-
-class AccumulateGrad:
-    """The sink node of a leaf that requires grad: adds arriving gradients to `.grad`."""
-
-    __slots__ = ("variable", "seq", "__weakref__")
-    _tg_public = frozenset({"next_functions", "name", "variable"})
-    next_functions = ()
-
-    def __init__(self, variable):
-        self.variable = variable
-        self.seq = float("inf")  # torch runs these as soon as they are ready
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
-
-    def __repr__(self) -> str:
-        return format_grad_fn("AccumulateGrad", id(self))
-
-
-def accumulate_node(tensor) -> AccumulateGrad:
-    """The leaf's AccumulateGrad, alive as long as some graph refers to it (as in torch)."""
-    ref = tensor._accumulator
-    node = ref() if ref is not None else None
-    if node is None:
-        node = AccumulateGrad(tensor)
-        tensor._accumulator = weakref.ref(node)
-    return node
-
-
-# --- the backward pass ------------------------------------------------------------------
-
-SECOND_BACKWARD = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
-
-
-def _engine():
-    """Names from modules that import this one, fetched once (a cycle at import time)."""
-    global _ENGINE
-    if _ENGINE is None:
-        from .dtypes import from_numpy
-        from .tensor import Tensor, sum_to
-        _ENGINE = (Tensor, sum_to, from_numpy)
-    return _ENGINE
-
-
-_ENGINE = None
-
-
-def _dependencies(roots) -> dict:
-    """How many edges lead into each node reachable from the roots (iterative DFS)."""
-    counts: dict = {}
-    stack = list(roots)
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is None:
-                continue
-            if child in counts:
-                counts[child] += 1
-            else:
-                counts[child] = 1
-                stack.append(child)
-    return counts
-
-
-class BackwardObserver:
-    """Hooks for tools that watch backward passes (`autodiff explain`, `graph`, `check`).
-
-    `started(tensors, grad_tensors, create_graph, is_grad)` is called when backward() or
-    autograd.grad() begins, and may return replacement grad_tensors (`autodiff explain`
-    builds a Jacobian row by row that way); `current(node, grad_in, grads_out)` at each
-    step, with grads_out None for an AccumulateGrad; `finished(ok)` when the pass ends.
-    All are read once per pass, not per node."""
-
-    started = None
-    current = None
-    finished = None
-
-
-def _reaching(roots, targets) -> set:
-    """The nodes from which some target can be reached (the targets included): only those
-    receive gradients when the pass is limited to targets (autograd.grad, inputs=)."""
-    reach: set = set()
-    done: set = set()
-    stack = [(node, False) for node in roots]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            done.add(node)
-            if node in targets or any(c in reach for c, _ in node.next_functions
-                                      if c is not None):
-                reach.add(node)
-            continue
-        if node in done:
-            continue
-        stack.append((node, True))
-        stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in done)
-    return reach
-
-
-def run_backward(roots, grads, *, retain_graph: bool, create_graph: bool, capture=None,
-                 inputs=None):
-    """Propagate `grads` from the `roots` edges (node, output number) to every reachable leaf.
-
-    A child-counting topological order: a node runs once every edge into it has
-    delivered its gradient; among ready nodes the most recently created runs first,
-    as in torch. With `capture` (a dict node -> None), gradients arriving at those
-    nodes are stored there and nothing is accumulated into `.grad` (autograd.grad).
-    With `inputs` (a set of nodes), only the AccumulateGrad nodes among them accumulate.
-    Either way a node runs its rule only when some target lies below it.
-    """
-    Tensor, sum_to, from_numpy = _engine()
-    observe = BackwardObserver.current
-    root_nodes = [node for node, _ in roots]
-    counts = _dependencies(root_nodes)
-    targets = capture if capture is not None else inputs
-    needed = expand = None
-    if targets is not None:
-        needed = _reaching(root_nodes, targets)
-        # backward(inputs=) still runs a non-leaf input's own node (freeing what it saved);
-        # autograd.grad stops at the captured nodes
-        expand = {node for node in needed
-                  if (inputs is not None and node in inputs)
-                  or any(c in needed for c, _ in node.next_functions if c is not None)}
-    pending: dict = {}
-    for (node, nr), g in zip(roots, grads):
-        if type(node) is MultiNode:
-            _deliver_to_output(pending, node, nr, g)
-        else:
-            pending[node] = pending[node] + g if node in pending else g
-    ready = []
-    sinks = []  # AccumulateGrad nodes run as soon as they are ready (torch's top priority)
-    for node in pending:
-        if counts.get(node, 0) == 0:
-            if type(node) is AccumulateGrad:
-                sinks.append(node)
-            else:
-                ready.append((-node.seq, node))
-    heapq.heapify(ready)
-    previous_mode = GradMode.enabled
-    GradMode.enabled = create_graph
+def backward(tensors, grad_tensors, retain_graph, create_graph, inputs, rules):
+    """Gradients of `tensors` flow into the leaves' `.grad` (only into `inputs`' when given)."""
+    tensors = _tensors(tensors)
+    create_graph = bool(create_graph)
+    if grad_tensors is not None and _is_tensor(grad_tensors):
+        grad_tensors = [grad_tensors]
+    targets = None if inputs is None else _input_nodes(inputs)
+    observers = current().observers
+    if observers.backward_started is not None:
+        replaced = observers.backward_started(tensors, grad_tensors, create_graph, False)
+        grad_tensors = grad_tensors if replaced is None else replaced
+    ok = False
     try:
-        while ready or sinks:
-            node = sinks.pop() if sinks else heapq.heappop(ready)[1]
-            g = pending.pop(node)
-            if capture is not None:
-                if node in capture:
-                    capture[node] = g
-                if type(node) is AccumulateGrad:
-                    continue  # autograd.grad never touches .grad
-            elif type(node) is AccumulateGrad:
-                if inputs is None or node in inputs:
-                    if observe is not None:
-                        observe(node, g, None)
-                    _accumulate(node.variable, g, create_graph)
-                continue
-            elif node.retained is not None:
-                _accumulate_retained(node, g, create_graph)
-            if expand is not None and node not in expand:
-                continue  # no target lies below: torch does not run this node
-            inputs_grads = _apply_rule(node, g, create_graph, Tensor)
-            if observe is not None:
-                observe(node, g, inputs_grads)
-            if not retain_graph and (node.saved is not None or node.out is not None):
-                node.saved = _FREED  # what the node saved (inputs or its result) is released
-                node.out = None
-            for (child, nr), gi, meta in zip(node.next_functions, inputs_grads, node.meta):
-                if child is None or gi is None or (needed is not None and child not in needed):
-                    continue
-                shape, dtype = meta
-                if gi.shape != shape:
-                    gi = sum_to(gi, shape)
-                if gi.dtype != dtype:
-                    gi = gi.to(from_numpy(dtype)) if type(gi) is Tensor else gi.astype(dtype)
-                if type(child) is MultiNode:
-                    _deliver_to_output(pending, child, nr, gi)
-                elif child in pending:
-                    pending[child] = pending[child] + gi
-                else:
-                    pending[child] = gi
-                left = counts[child] - 1
-                counts[child] = left
-                if left == 0:
-                    if type(child) is AccumulateGrad:
-                        sinks.append(child)
-                    else:
-                        heapq.heappush(ready, (-child.seq, child))
+        roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
+        if create_graph:
+            warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+        run_backward(roots, grads, rules[create_graph], create_graph=create_graph,
+                     retain_graph=create_graph if retain_graph is None else retain_graph,
+                     inputs=targets)
+        ok = True
     finally:
-        GradMode.enabled = previous_mode
+        if observers.backward_finished is not None:
+            observers.backward_finished(ok)
 
 
-def _accumulate_retained(node, g, create_graph: bool) -> None:
-    """`.grad` of outputs that called retain_grad() (by output number on a multi-output node)."""
-    if type(node) is MultiNode:
-        for nr, tensor in node.retained.items():
-            if g[nr] is not None:
-                _accumulate(tensor, g[nr], create_graph)
-    else:
-        _accumulate(node.retained, g, create_graph)
+def _input_nodes(inputs) -> set:
+    """The nodes that `backward(inputs=...)` accumulates at; a non-leaf input retains its
+    gradient, as torch makes it do."""
+    inputs = [inputs] if _is_tensor(inputs) else list(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    nodes = set()
+    for t in inputs:
+        if not _is_tensor(t):
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+        if t.grad_fn is not None or not t.requires_grad:
+            t.retain_grad()  # (torch's own error for an input that cannot have a gradient)
+        nodes.add(edge_to(t)[0])
+    return nodes
 
 
-def _deliver_to_output(pending: dict, node: MultiNode, nr: int, g) -> None:
-    """Add `g` to the gradient waiting for output `nr` of a multi-output node."""
-    slots = pending.get(node)
-    if slots is None:
-        slots = pending[node] = [None] * node.n_outputs
-    slots[nr] = g if slots[nr] is None else slots[nr] + g
-
-
-def _apply_rule(node, g, create_graph, Tensor):
-    saved = node.saved
-    if saved is _FREED:
-        raise RuntimeError(SECOND_BACKWARD)
-    if saved is None:
-        args = _NONES[len(node.next_functions)]
-    else:
-        versions = node.versions
-        arrays = []
-        for j, value in enumerate(saved):
-            if type(value) is Tensor:
-                vc = value._vc  # only a tensor changed in place has a counter
-                if vc is not None and vc[0] != (0 if versions is None else versions[j]):
-                    _check_versions(node)  # it moved on: is it read, and by a rule that runs?
-                arrays.append(value.array)
-            else:
-                arrays.append(value)
-        args = saved if create_graph else arrays
-    out = node.out
-    if out is not None and node.out_version[0] != 0:
-        _raise_modified(out, "which is output 0 of " + _short_name(node.name()),
-                        node.out_version[0], 0)
-    if type(node) is MultiNode:
-        g = [None if v is None else _as_grad(v, create_graph, Tensor) for v in g]
-    else:
-        g = _as_grad(g, create_graph, Tensor)
-    if create_graph and out is not None:
-        out = Tensor._wrap(out, grad_fn=node)
-    params = node.params or _NO_PARAMS
-    grads = []
-    for (child, _), vjp in zip(node.next_functions, node.op.vjps):
-        grads.append(None if child is None else vjp(g, out, *args, **params))
-    return grads
-
-
-def _as_grad(g, create_graph, Tensor):
-    """A gradient as a rule takes it: a Tensor under create_graph, else an array."""
-    if create_graph:
-        return g if type(g) is Tensor else Tensor._wrap(g)
-    return g.array if type(g) is Tensor else g
-
-
-_NO_PARAMS: dict = {}
-_NONES = [(None,) * n for n in range(70)]
-
-
-def _check_versions(node) -> None:
-    """torch's error when a saved tensor that a running rule reads was changed in place."""
-    reads = node.op.reads
-    if reads is None:
-        used = range(len(node.saved))
-    else:
-        used = {j for (child, _), r in zip(node.next_functions, reads) if child is not None
-                for j in r}
-    for j in used:
-        value = node.saved[j]
-        now = getattr(value, "_version", None)  # Python scalars have no version
-        expected = node.versions[j] if node.versions is not None else 0
-        if now is not None and now != expected:
-            # torch names what produces the tensor now (e.g. the in-place op that changed it)
-            producer = value.grad_fn
-            if producer is None:
-                where = "which is a leaf Variable" if value.requires_grad else "which is a Tensor"
-            else:
-                where = "which is output 0 of " + _short_name(producer.name())
-            _raise_modified(value.array, where, now, expected)
-
-
-def _short_name(name: str) -> str:
-    """torch's short op name in messages: MulBackward0 -> Mul, PowBackward1 -> Pow1."""
-    return name.replace("Backward0", "").replace("Backward", "")
-
-
-_LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                      "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                      "bool": "torch.BoolTensor"}
-
-
-def _raise_modified(array, where: str, now: int, expected: int):
-    array = np.asarray(array)
-    raise RuntimeError(
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{_LEGACY_TYPE_NAMES[array.dtype.name]} "
-        f"[{', '.join(map(str, array.shape))}]], {where}, is at version {now}; expected version "
-        f"{expected} instead. Hint: enable anomaly detection to find the operation that failed "
-        "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
-
-
-def _accumulate(tensor, g, create_graph: bool) -> None:
-    Tensor = (_ENGINE or _engine())[0]
-    grad = tensor._grad
-    if create_graph:
-        from .ops import copy_for_grad
-
-        g = g if type(g) is Tensor else Tensor._wrap(g)
-        tensor._grad = copy_for_grad(g) if grad is None else grad + g
-        return
-    if type(g) is Tensor:
-        g = g.array
-    if grad is None:
-        # copy: one gradient array can reach several leaves (e.g. through an add)
-        tensor._grad = Tensor._wrap(np.array(g, dtype=tensor.array.dtype, copy=True))
-    else:
-        # in place, as torch does: a reference taken to `.grad` (or its storage) sees the sum
-        target = grad.array
-        if type(target) is np.ndarray and target.flags.writeable and target.shape == g.shape:
-            np.add(target, g, out=target, casting="unsafe")
+def _roots_and_grads(tensors, grad_tensors, create_graph):
+    roots, grads = [], []
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        g = None if grad_tensors is None else grad_tensors[i]
+        if g is None:
+            if t.array.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            array = t.array  # the seed: a 0-d value is kept as a NumPy scalar, as data is
+            g = array.dtype.type(1) if not array.shape else np.ones(array.shape, array.dtype)
         else:
-            grad.array = np.add(target, g, dtype=target.dtype)
-        grad._bump_version()
+            if not _is_tensor(g):
+                g = type(t)._wrap(np.asarray(g, dtype=t.array.dtype))
+            if g.array.shape != t.array.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {t.shape}.")
+            g = g if create_graph else g.array
+        roots.append(edge_to(t))
+        grads.append(g)
+    return roots, grads
+
+
+def grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, rules):
+    """The gradients of `outputs` with respect to `inputs`, returned, not accumulated."""
+    outputs = _tensors(outputs)
+    inputs = _tensors(inputs)
+    create_graph = bool(create_graph)
+    if grad_outputs is not None and _is_tensor(grad_outputs):
+        grad_outputs = [grad_outputs]
+    observers = current().observers
+    if observers.backward_started is not None:  # watched, but its seeds are its own
+        observers.backward_started(outputs, grad_outputs, create_graph, True)
+    roots, grads = _roots_and_grads(outputs, grad_outputs, create_graph)
+    targets = []
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        targets.append(edge_to(t))
+    capture = {node: None for node, _ in targets}
+    run_backward(roots, grads, rules[create_graph],
+                 retain_graph=create_graph if retain_graph is None else retain_graph,
+                 create_graph=create_graph, capture=capture)
+    results = []
+    for index, (node, nr) in enumerate(targets):
+        g = capture[node]
+        if type(g) is list:  # an output of a multi-output node
+            g = g[nr]
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {index} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+        results.append(g if g is None or _is_tensor(g) else type(inputs[index])._wrap(g))
+    return tuple(results)

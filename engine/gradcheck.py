@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tensor import Tensor
+from . import autograd
+from .tensor import RULES, Tensor
 
 
 @dataclass
@@ -68,8 +69,6 @@ def check_gradients(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradient
 
 def check_second_order(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> GradientReport:
     """Check the backward pass itself: differentiate x -> <w, d<v, fn(x)>/dx> (create_graph)."""
-    from .api import autograd
-
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
     probe = fn(*[Tensor._wrap(a.copy(), requires_grad=True) for a in arrays])
     rng = np.random.default_rng(seed + 1)
@@ -77,7 +76,7 @@ def check_second_order(fn, arrays, *, eps: float = 1e-6, seed: int = 0) -> Gradi
     weights = [Tensor._wrap(rng.standard_normal(a.shape)) for a in arrays]
 
     def first_derivative(*leaves):
-        grads = autograd.grad(fn(*leaves), leaves, v, create_graph=True, allow_unused=True)
+        grads = autograd.grad(fn(*leaves), leaves, v, None, True, True, RULES)
         total = None
         for g, w in zip(grads, weights):
             if g is None:

@@ -1,7 +1,8 @@
 """The Tensor: a NumPy array plus the autograd bookkeeping PyTorch keeps beside it.
 
-Every op result is made by `record`, the single place that decides whether a
-graph node is created. Op forwards and backward rules live in ops.py.
+Its operators and op methods come from the op registry (the `ops_*` families), made
+here once, where the class is defined; its own methods are the attributes and autograd
+state every tensor has. Results of ops are made by `graph.record`.
 """
 
 from __future__ import annotations
@@ -10,10 +11,16 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
-from .autograd import (BackwardObserver, GradMode, MultiNode, Node, accumulate_node,
-                       run_backward)
+from . import autograd, dtypes, graph
+from . import ops_arith, ops_index, ops_inplace, ops_linalg, ops_nn, ops_reduce, ops_shape
+from .operands import sum_to
 from .printing import format_size, format_spec, format_tensor
+from .registry import FAMILIES, Rules
+
+# torch gives inf/nan silently; NumPy would print a RuntimeWarning on stderr
+np.seterr(all="ignore")
+
+FAMILY_MODULES = (ops_arith, ops_reduce, ops_shape, ops_index, ops_linalg, ops_nn, ops_inplace)
 
 
 class Size(tuple):
@@ -40,6 +47,14 @@ class Size(tuple):
 # A 0-d tensor keeps its value as a NumPy scalar: scalar arithmetic is ~10x faster than
 # on 0-d arrays. It becomes a 0-d array (`storage`) once something must share or write it.
 _NUMPY_SCALARS = frozenset({np.float32, np.float64, np.int64, np.int32, np.bool_})
+
+
+def _registry_methods() -> dict:
+    """Tensor's op methods and operators, as the families offer them."""
+    methods: dict = {}
+    for family in FAMILIES:
+        methods.update(family.methods)
+    return methods
 
 
 class Tensor:
@@ -70,7 +85,9 @@ class Tensor:
         t._retains_grad = False
         return t
 
-    # --- attributes -----------------------------------------------------------------
+    locals().update(_registry_methods())
+
+    # --- attributes -----------------------------------------------------------------------
     @property
     def dtype(self) -> dtypes.DType:
         return dtypes.of_array(self.array)
@@ -106,8 +123,7 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value.array.shape != self.array.shape:
-                raise RuntimeError(
-                    f"assigned grad has data of a different size")
+                raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
 
     def storage(self) -> np.ndarray:
@@ -130,9 +146,8 @@ class Tensor:
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
-    @property
-    def T(self) -> "Tensor":
-        return ops.permute(self, tuple(range(self.array.ndim - 1, -1, -1)))
+    T = property(ops_shape.reversed_dims)
+    mT = property(ops_shape.matrix_transpose)
 
     def size(self, dim=None):
         return Size(self.array.shape) if dim is None else self.array.shape[dim]
@@ -160,12 +175,11 @@ class Tensor:
     def __iter__(self):
         if self.array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(ops.unbind(self, 0))  # torch iterates through unbind: one shared node
+        return iter(ops_shape.unbind(self, 0))  # torch iterates through unbind: one node
 
     def __bool__(self) -> bool:
         if self.array.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.array.reshape(()))
 
     def _python_scalar(self):
@@ -196,10 +210,32 @@ class Tensor:
         name = self.grad_fn.op.name if self.grad_fn is not None else None
         return format_spec(self.array, spec, requires_grad=self.requires_grad, grad_fn_name=name)
 
-    # --- autograd ---------------------------------------------------------------------
+    # --- conversions ------------------------------------------------------------------------
+    def to(self, *args, dtype=None, **kwargs):
+        for arg in args:
+            if isinstance(arg, dtypes.DType):
+                dtype = arg
+        return self if dtype is None else ops_shape.to_dtype(self, dtype)
+
+    def float(self):
+        return ops_shape.to_dtype(self, dtypes.float32)
+
+    def double(self):
+        return ops_shape.to_dtype(self, dtypes.float64)
+
+    def long(self):
+        return ops_shape.to_dtype(self, dtypes.int64)
+
+    def int(self):
+        return ops_shape.to_dtype(self, dtypes.int32)
+
+    def bool(self):
+        return ops_shape.to_dtype(self, dtypes.bool_)
+
+    # --- autograd ---------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        backward([self], None if gradient is None else [gradient],
-                 retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        autograd.backward([self], None if gradient is None else [gradient], retain_graph,
+                          create_graph, inputs, RULES)
 
     def detach(self) -> "Tensor":
         # same storage and version counter, but not an autograd view: in place is allowed
@@ -231,7 +267,7 @@ class Tensor:
         node = self.grad_fn
         if node is not None and not self._retains_grad:
             self._retains_grad = True
-            if type(node) is MultiNode:
+            if type(node) is graph.MultiNode:
                 node.retained = node.retained or {}
                 node.retained[node.output_nr(self)] = self
             else:
@@ -241,8 +277,14 @@ class Tensor:
     def retains_grad(self) -> bool:
         return self._retains_grad
 
-    def zero_(self) -> "Tensor":
-        return ops.zero_(self)
+    # what a program may read and write (the sandbox's allow-list for tensors)
+    _tg_public = frozenset(name for name in _registry_methods() if not name.startswith("_")) | {
+        "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
+        "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
+        "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
+        "bool"}
+    _tg_writable = frozenset({"requires_grad", "grad", "data"})
+
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -252,13 +294,6 @@ NON_LEAF_GRAD_WARNING = (
     "See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
-CREATE_GRAPH_WARNING = (
-    "Using backward() with create_graph=True will create a reference cycle between the "
-    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
-    "when creating the graph to avoid this. If you have to use this function, make sure to reset "
-    "the .grad fields of your parameters to None after use to break the cycle and avoid the leak.")
-
-
 def _alias(array: np.ndarray) -> Tensor:
     """A tensor over the very same array (no 0-d scalar conversion)."""
     t = Tensor._wrap(array)
@@ -266,177 +301,41 @@ def _alias(array: np.ndarray) -> Tensor:
     return t
 
 
-def share_storage(view: Tensor, base: Tensor) -> Tensor:
-    """Mark `view` as a view of `base`: one version counter, as torch's views share."""
-    if base._vc is None:
-        base._vc = [0]
-    view._vc = base._vc
-    view._base = base if base._base is None else base._base
-    return view
+# --- the rule vocabularies ------------------------------------------------------------------------
+
+def _sum_to_tensor(g, shape):
+    """torch's at::sum_to: sum over leading and broadcast dims keeping them, then a view
+    only when leading dims went (SumBackward0 to a 0-d shape)."""
+    if not shape:
+        return ops_reduce.sum(g)
+    lead = g.array.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape)
+                                      if n == 1 and g.array.shape[i + lead] != 1)
+    if axes:
+        g = ops_reduce.sum(g, axes, True)
+    return ops_shape.reshape(g, shape) if lead else g
 
 
-_NO_EDGE = (None, 0)  # an input that needs no gradient, as next_functions shows it
+def _as_array(g):
+    return g.array if type(g) is Tensor else g
 
 
-def record(op, out_data, inputs, params=None) -> Tensor:
-    """Wrap an op's result; when grad mode is on and an input requires grad, add a node.
-
-    `inputs` holds Tensors and Python scalars in the op's argument order; scalars
-    appear in `next_functions` as `(None, 0)`, as torch shows them.
-    """
-    out = Tensor._wrap(out_data)
-    if GradMode.enabled:
-        for t in inputs:
-            if type(t) is Tensor and t.requires_grad:
-                _attach_node(out, op, inputs, params)
-                break
-    if op.views:
-        share_storage(out, inputs[0])
-        # torch: a view made under no_grad still says requires_grad (as a leaf)
-        if not GradMode.enabled and inputs[0].requires_grad:
-            out.requires_grad = True
-    return out
+def _as_tensor(g):
+    return g if type(g) is Tensor else Tensor._wrap(g)
 
 
-def _attach_node(out: Tensor, op, inputs, params, node_class=Node) -> None:
-    edges = []
-    meta = []
-    for t in inputs:  # one loop, not two comprehensions: this runs for every recorded op
-        if type(t) is Tensor:
-            array = t.array
-            meta.append((array.shape, array.dtype))
-            edges.append(edge_to(t) if t.requires_grad else _NO_EDGE)
-        else:
-            meta.append(None)
-            edges.append(_NO_EDGE)
-    saved = versions = None
-    if op.saves_inputs:
-        saved = inputs
-        for t in inputs:
-            if type(t) is Tensor and t._vc is not None:  # None everywhere means "all at 0"
-                versions = tuple([t._version if type(t) is Tensor else 0 for t in inputs])
-                break
-    node = out.grad_fn = node_class(op, tuple(edges), saved, versions, None, params, tuple(meta))
-    if op.saves_out:
-        # the output's own counter: changing it in place must fail the backward, as in torch
-        out._vc = [0]
-        node.out = out.array
-        node.out_version = out._vc
-    out.requires_grad = True
+def _zeros_tensor(shape, dtype):
+    return Tensor._wrap(np.zeros(shape, dtype=dtype))
 
 
-def edge_to(t: Tensor) -> tuple:
-    """(node, output number) through which a gradient reaches `t`, as next_functions shows."""
-    node = t.grad_fn
-    if node is None:
-        return accumulate_node(t), 0
-    return (node, node.output_nr(t)) if type(node) is MultiNode else (node, 0)
+def _first_grad(g):
+    """The first `.grad` written by backward(create_graph=True) is a recorded copy."""
+    return graph.record(ops_inplace.COPY_INTO, g.array.copy(),
+                        (Tensor._wrap(np.zeros_like(g.array)), g))
 
 
-def record_outputs(op, arrays, inputs, params=None) -> tuple:
-    """`record` for an op with several outputs that share one node (unbind)."""
-    outs = tuple(Tensor._wrap(a) for a in arrays)
-    if outs and GradMode.enabled and any(type(t) is Tensor and t.requires_grad for t in inputs):
-        _attach_node(outs[0], op, inputs, params, MultiNode)
-        node = outs[0].grad_fn
-        node.output_numbers = {id(t): i for i, t in enumerate(outs)}
-        node.n_outputs = len(outs)
-        for t in outs:
-            t.grad_fn = node
-            t.requires_grad = True
-    if op.views:
-        for t in outs:
-            share_storage(t, inputs[0])
-            if not GradMode.enabled and inputs[0].requires_grad:
-                t.requires_grad = True
-    return outs
-
-
-def sum_to(g, shape):
-    """Sum a broadcast gradient back to an input's shape (the one place that unbroadcasts)."""
-    lead = g.ndim - len(shape)
-    kept = () if 1 not in shape else \
-        tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
-    if type(g) is Tensor:
-        axes = tuple(range(lead)) + kept
-        return ops.sum(g, dim=axes, keepdim=True).reshape(shape) if axes else g.reshape(shape)
-    if lead:
-        g = np.add.reduce(g, axis=tuple(range(lead)))  # the usual case: a bias's leading dims
-    if kept:
-        g = np.add.reduce(g, axis=tuple(k - lead for k in kept), keepdims=True)
-    return g if g.shape == shape else g.reshape(shape)
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None):
-    """torch.autograd.backward: gradients of `tensors` flow into the leaves' `.grad` (only
-    into `inputs`' when given)."""
-    tensors = [tensors] if type(tensors) is Tensor else list(tensors)
-    if grad_tensors is None:
-        grad_tensors = grad_variables
-    if type(grad_tensors) is Tensor:
-        grad_tensors = [grad_tensors]
-    targets = None if inputs is None else _input_nodes(inputs)
-    started, finished = BackwardObserver.started, BackwardObserver.finished
-    if started is not None:
-        replaced = started(tensors, grad_tensors, create_graph, False)
-        grad_tensors = grad_tensors if replaced is None else replaced
-    ok = False
-    try:
-        roots, grads = _roots_and_grads(tensors, grad_tensors, create_graph)
-        if create_graph:
-            warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
-        run_backward(roots, grads, create_graph=create_graph,
-                     retain_graph=create_graph if retain_graph is None else retain_graph,
-                     inputs=targets)
-        ok = True
-    finally:
-        if finished is not None:
-            finished(ok)
-
-
-def _input_nodes(inputs) -> set:
-    """The nodes that `backward(inputs=...)` accumulates at; a non-leaf input retains its
-    gradient, as torch makes it do."""
-    inputs = [inputs] if type(inputs) is Tensor else list(inputs)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    nodes = set()
-    for t in inputs:
-        if type(t) is not Tensor:
-            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
-                               f"{type(t).__name__}")
-        if t.grad_fn is not None:
-            t.retain_grad()
-        elif not t.requires_grad:
-            t.retain_grad()  # torch's own error for an input that cannot have a gradient
-        nodes.add(edge_to(t)[0])
-    return nodes
-
-
-def _roots_and_grads(tensors, grad_tensors, create_graph):
-    roots, grads = [], []
-    for i, t in enumerate(tensors):
-        if not t.requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn")
-        g = None if grad_tensors is None else grad_tensors[i]
-        if g is None:
-            if t.array.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            array = t.array  # the seed: a 0-d value is kept as a NumPy scalar, as data is
-            g = array.dtype.type(1) if not array.shape else np.ones(array.shape, array.dtype)
-        else:
-            if type(g) is not Tensor:
-                g = Tensor._wrap(np.asarray(g, dtype=t.array.dtype))
-            if g.array.shape != t.array.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                    f"output[{i}] has a shape of {t.shape}.")
-            g = g if create_graph else g.array
-        roots.append(edge_to(t))
-        grads.append(g)
-    return roots, grads
-
-
-from . import ops  # noqa: E402  (ops needs Tensor defined)
+ARRAY_RULES = Rules(0, gradient=_as_array, sum_to=sum_to, zeros=np.zeros)
+TENSOR_RULES = Rules(1, gradient=_as_tensor, sum_to=_sum_to_tensor, zeros=_zeros_tensor,
+                     result_of=lambda node, out: Tensor._wrap(out, grad_fn=node),
+                     first_grad=_first_grad)
+RULES = (ARRAY_RULES, TENSOR_RULES)

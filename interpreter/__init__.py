@@ -40,9 +40,16 @@ class RunResult:
 def default_modules() -> dict[str, Any]:
     """The engine's torch, torch.nn and torch.nn.functional, plus the safe math namespace."""
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
-    api.fresh_session()  # each run starts as a new Python process would
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
             "math": MathNamespace()}
+
+
+def new_session(**settings: Any):
+    """The engine session a run starts with: a new process's state (grad mode on, the
+    default random stream), the limits and observers of the session around it."""
+    from autodiff.engine.session import current  # noqa: PLC0415 - the engine loads on first run
+
+    return current().for_run(**settings)
 
 
 class Program:
@@ -62,7 +69,7 @@ class Program:
 
     def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
             attribute_policy: AttributePolicy | None = None, err: TextIO | None = None,
-            timeout: float | None = None) -> RunResult:
+            timeout: float | None = None, session: Any = None) -> RunResult:
         self.rt.out = sys.stdout if out is None else out
         self.rt.policy = attribute_policy or default_policy
         self.rt.depth = 0
@@ -74,8 +81,9 @@ class Program:
         self.globals.clear()
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
         error = None
+        session = new_session(timeout=timeout) if session is None else session
         try:
-            with _recursion_limit(), _gc_for_graphs(), Deadline(timeout), \
+            with session.active(), _recursion_limit(), _gc_for_graphs(), Deadline(timeout), \
                     ProgramWarnings(self.filename, self.source, err):
                 self.body(self.globals)
         except TgError as exc:
@@ -141,7 +149,7 @@ def compile_program(module_ast: ast.Module, filename: str = "<stdin>",
 def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = None,
                err: TextIO | None = None, modules: dict[str, Any] | None = None,
                attribute_policy: AttributePolicy | None = None,
-               timeout: float | None = None) -> RunResult:
+               timeout: float | None = None, session: Any = None) -> RunResult:
     """Parse, compile and run. Program errors come back in RunResult.error, never raised;
     warnings the program triggers are written to `err` (default stderr)."""
     try:
@@ -149,7 +157,7 @@ def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = N
     except TgError as exc:
         return RunResult({}, exc)
     return program.run(out=out, err=err, modules=modules, attribute_policy=attribute_policy,
-                       timeout=timeout)
+                       timeout=timeout, session=session)
 
 
 def first_assignments(body: tuple) -> dict[str, int]:

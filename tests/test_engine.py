@@ -6,104 +6,94 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autodiff.engine import ops
 from autodiff.engine.api import functional as F
 from autodiff.engine.api import torch
 from autodiff.engine.gradcheck import check_gradients, check_second_order
+from autodiff.engine.registry import all_ops
 
-# --- gradient checks, one entry per op row ------------------------------------------------
+# --- gradient checks: every registry entry's own check -------------------------------------------
 
-def _positive(shape):
-    return lambda rng: rng.uniform(0.5, 2.0, shape)
-
-
-def _any(shape):
-    return lambda rng: rng.uniform(-2.0, 2.0, shape)
+ENTRIES = all_ops()
 
 
-def _away_from_zero(shape):
-    return lambda rng: rng.choice([-1, 1], shape) * rng.uniform(0.3, 2.0, shape)
+def _tolerances(check):
+    return {"eps": check.eps, "rtol": check.rtol, "atol": check.atol}
 
 
-# op row -> (function of leaves, input generators). Shapes broadcast where the op does.
-CHECKS = {
-    ops.ADD: (lambda a, b: a + b, [_any((2, 3)), _any((3,))]),
-    ops.SUB: (lambda a, b: a - b, [_any((2, 1)), _any((2, 3))]),
-    ops.RSUB: (lambda a: 2 - a, [_any((3,))]),
-    ops.MUL: (lambda a, b: a * b, [_any((2, 3)), _any((1, 3))]),
-    ops.DIV: (lambda a, b: a / b, [_any((2, 3)), _away_from_zero((3,))]),
-    ops.RECIPROCAL: (lambda a: 1 / a, [_away_from_zero((4,))]),
-    ops.NEG: (lambda a: -a, [_any((2, 2))]),
-    ops.POW_SCALAR: (lambda a: a ** 3, [_any((3,))]),
-    ops.POW_TENSOR: (lambda a, b: a ** b, [_positive((3,)), _any((3,))]),
-    ops.POW_BASE: (lambda a: 2 ** a, [_any((3,))]),
-    ops.EXP: (lambda a: a.exp(), [_any((3,))]),
-    ops.LOG: (lambda a: a.log(), [_positive((3,))]),
-    ops.SQRT: (lambda a: a.sqrt(), [_positive((3,))]),
-    ops.SIN: (lambda a: a.sin(), [_any((3,))]),
-    ops.COS: (lambda a: a.cos(), [_any((3,))]),
-    ops.TANH: (lambda a: a.tanh(), [_any((3,))]),
-    ops.SIGMOID: (lambda a: a.sigmoid(), [_any((3,))]),
-    ops.ABS: (lambda a: a.abs(), [_away_from_zero((3,))]),
-    ops.RELU: (lambda a: a.relu(), [_away_from_zero((3,))]),
-    ops.WHERE: (lambda a, b: torch.where(a > 0, a, b), [_away_from_zero((4,)), _any((4,))]),
-    ops.SUM_ALL: (lambda a: a.sum(), [_any((2, 3))]),
-    ops.SUM_DIM: (lambda a: a.sum(dim=1), [_any((2, 3))]),
-    ops.MEAN_ALL: (lambda a: a.mean(), [_any((2, 3))]),
-    ops.MEAN_DIM: (lambda a: a.mean(0, keepdim=True), [_any((2, 3))]),
-    ops.NORM: (lambda a: a.norm(), [_any((2, 3))]),
-    ops.DOT: (lambda a, b: torch.dot(a, b), [_any((3,)), _any((3,))]),
-    ops.MV: (lambda m, v: torch.mv(m, v), [_any((2, 3)), _any((3,))]),
-    ops.MM: (lambda a, b: a @ b, [_any((2, 3)), _any((3, 4))]),
-    ops.SQUEEZE_MATMUL: (lambda a, b: a @ b, [_any((3,)), _any((3, 2))]),
-    ops.BMM: (lambda a, b: a @ b, [_any((2, 2, 3)), _any((3, 2))]),
-    ops.VIEW: (lambda a: a.reshape(3, 2) * 1.5, [_any((2, 3))]),
-    ops.EXPAND: (lambda a: a.expand(2, 3), [_any((1, 3))]),
-    ops.PERMUTE: (lambda a: a.T, [_any((2, 3))]),
-    ops.TRANSPOSE: (lambda a: a.transpose(0, 1), [_any((2, 3))]),
-    ops.T_OP: (lambda a: a.t(), [_any((2, 3))]),
-    ops.UNSQUEEZE: (lambda a: a.unsqueeze(1), [_any((2, 3))]),
-    ops.SQUEEZE_ALL: (lambda a: a.squeeze(), [_any((2, 1, 3))]),
-    ops.SQUEEZE_DIM: (lambda a: a.squeeze(1), [_any((2, 1, 3))]),
-    ops.SELECT: (lambda a: a[1], [_any((2, 3))]),
-    ops.SLICE: (lambda a: a[:, 1:], [_any((2, 3))]),
-    ops.ALIAS: (lambda a: a[...], [_any((2, 3))]),
-    ops.UNSQUEEZE_INDEX: (lambda a: a[None], [_any((2, 3))]),
-    ops.INDEX: (lambda a: a[[0, 0, 1]], [_any((2, 3))]),
-    ops.CLONE: (lambda a: a.clone(), [_any((2, 3))]),
-    # a float32 round trip: only good to float32 precision
-    ops.TO_COPY: (lambda a: a.float(), [_any((2, 3))], {"eps": 1e-3, "rtol": 1e-3, "atol": 1e-4}),
-    ops.FILL: (lambda a: (a * 1).fill_(2.0) + a, [_any((3,))]),
-    ops.ZERO: (lambda a: (a * 1).zero_() + a, [_any((3,))]),
-    ops.FILL_TENSOR: (lambda a, v: (a * 1).fill_(v) * a, [_any((3,)), _any(())]),
-    ops.COPY_INTO: (lambda a, b: _assign_all(a, b) * a, [_any((2, 3)), _any((3,))]),
-    ops.UNBIND: (lambda a: _weighted_rows(a), [_any((3, 2))]),
-    ops.MAX_ALL: (lambda a: a.max(), [_any((2, 3))]),
-    ops.MIN_ALL: (lambda a: a.min(), [_any((2, 3))]),
-    ops.MAX_DIM: (lambda a: a.max(dim=1).values, [_any((2, 3))]),
-    ops.MIN_DIM: (lambda a: a.min(0, keepdim=True)[0], [_any((2, 3))]),
-    ops.MAXIMUM: (lambda a, b: torch.maximum(a, b), [_any((2, 3)), _any((3,))]),
-    ops.MINIMUM: (lambda a, b: torch.minimum(a, b), [_any((2, 3)), _any((3,))]),
-    ops.CLAMP: (lambda a: a.clamp(-0.5, 0.5), [_any((4,))]),
-    ops.PROD_ALL: (lambda a: a.prod(), [_any((2, 3))]),
-    ops.PROD_DIM: (lambda a: a.prod(1), [_any((2, 3))]),
-    ops.CAT: (lambda a, b: torch.cat([a, b], dim=1), [_any((2, 3)), _any((2, 2))]),
-    ops.STACK: (lambda a, b: torch.stack([a, b]), [_any((2, 3)), _any((2, 3))]),
-    ops.SOFTMAX: (lambda a: a.softmax(1), [_any((2, 3))]),
-    ops.LOG_SOFTMAX: (lambda a: a.log_softmax(1), [_any((2, 3))]),
-    ops.MSE: (lambda a, b: F.mse_loss(a, b), [_any((2, 3)), _any((2, 3))]),
-    ops.NLL: (lambda a: F.cross_entropy(a, torch.tensor([0, 2])), [_any((2, 3))]),
-    ops.COPY_SLICES: (lambda a, b: _assign_row(a, b), [_any((3, 2)), _any((2,))]),
-    ops.INDEX_PUT_INPLACE: (lambda a, b: _assign_row(a, b, [0, 2]), [_any((3, 2)), _any((2,))]),
-    ops.COPY: (lambda a: ops.copy_for_grad(a), [_any((3,))]),
-    ops.SIGN: (lambda a: a.sign() * a, [_away_from_zero((3,))]),
-    ops.SGN: (lambda a: ops.sgn(a) * a, [_away_from_zero((3,))]),
-    ops.BMM_ROW: (lambda a, b: a @ b, [_any((1, 3)), _any((2, 3, 2))]),
-    ops.BMM_ROWS: (lambda a, b: a @ b, [_any((2, 3)), _any((2, 3, 2))]),
-}
+def _assert_checked(checker, op, seed: int) -> None:
+    """Run the entry's check through `checker` (first or second order) against float64
+    central differences, within the entry's tolerances."""
+    check = op.check
+    rng = np.random.default_rng(seed)
+    report = checker(check.call, [domain.draw(rng) for domain in check.domains], eps=check.eps)
+    assert report.ok(rtol=check.rtol, atol=check.atol), (
+        report.max_abs_error, report.analytic, report.numeric)
 
-# matmul's other batched forms share the BMM row: 1-D and broadcast operands
-MATMUL_FORMS = [((3,), (2, 3, 4)), ((2, 4, 3), (3,)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2, 3), (3, 2))]
+
+@pytest.mark.parametrize("op", ENTRIES, ids=lambda op: op.name)
+def test_gradient_matches_central_differences(op):
+    _assert_checked(check_gradients, op, seed=1)
+
+
+@pytest.mark.parametrize("op", ENTRIES, ids=lambda op: op.name)
+def test_second_order_matches_central_differences(op):
+    check = op.check
+    rng = np.random.default_rng(2)
+    report = check_second_order(check.call, [domain.draw(rng) for domain in check.domains],
+                                eps=max(check.eps, 1e-5))
+    assert report.ok(rtol=max(check.rtol, 1e-5), atol=max(check.atol, 1e-6)), (
+        report.max_abs_error, report.analytic, report.numeric)
+
+
+def test_every_entry_is_complete():
+    """A registry entry names itself as torch does, says what its rule is, and can be checked."""
+    for op in ENTRIES:
+        assert op.name and op.name[0].isupper(), op
+        assert op.explain, f"{op.name}: no explain text"
+        assert op.check is not None and op.check.domains is not None, f"{op.name}: no check"
+        assert op.variadic or len(op.formulas) == len(op.vjps), f"{op.name}: one formula per input"
+
+
+def _node_names(tensors) -> set:
+    names, stack, seen = set(), [t.grad_fn for t in tensors if t is not None], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(type(node).__name__ if not hasattr(node, "op") else node.op.name)
+        stack.extend(child for child, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("op", ENTRIES, ids=lambda op: op.name)
+def test_each_check_exercises_its_entry(op):
+    """The check builds the op itself, or (for an op made inside backward) its first or
+    second derivative does: otherwise the check would test something else."""
+    rng = np.random.default_rng(0)
+    leaves = [torch.tensor(d.draw(rng).tolist(), dtype=torch.float64, requires_grad=True)
+              for d in op.check.domains]
+    out = op.check.call(*leaves)
+    seen = _node_names([out])
+    if op.name not in seen:
+        first = torch.autograd.grad(out.sum(), leaves, create_graph=True, allow_unused=True)
+        seen |= _node_names(first)
+        if op.name not in seen:
+            total = sum((g * g).sum() for g in first if g is not None and g.requires_grad)
+            second = torch.autograd.grad(total, leaves, create_graph=True, allow_unused=True)
+            seen |= _node_names(second)
+    assert op.name in seen
+
+
+def test_every_grad_fn_name_has_one_entry():
+    names = [op.name for op in ENTRIES]
+    repeated = {n for n in names if names.count(n) > 1}
+    assert not repeated
+
+
+# matmul's other batched forms: 1-D and broadcast operands
+MATMUL_FORMS = [((3,), (2, 3, 4)), ((2, 4, 3), (3,)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2, 3), (3, 2)),
+                ((2, 3), (2, 3, 2)), ((1, 3), (2, 3, 2))]
 
 
 @pytest.mark.parametrize("shapes", MATMUL_FORMS, ids=str)
@@ -114,27 +104,12 @@ def test_batched_matmul_forms(shapes):
     assert check_second_order(lambda a, b: a @ b, arrays).ok()
 
 
-def _assign_all(a, b):
-    y = a * 1
-    y[:] = b
-    return y
+def _any(shape):
+    return lambda rng: rng.uniform(-2.0, 2.0, shape)
 
 
-def _weighted_rows(a):
-    """Iteration goes through unbind; one row left out checks its zero gradient."""
-    first, second, _ = a
-    return first * 2 + second.exp()
-
-
-def _assign_row(a, b, rows=1):
-    y = a * 1
-    y[rows] = b
-    return y
-
-# rows that only appear inside a backward pass: checked through second-order checks
-BACKWARD_ONLY = {ops.PROD_OTHERS, ops.SCATTER, ops.GATHER, ops.TANH_BACKWARD,
-                 ops.SIGMOID_BACKWARD, ops.THRESHOLD_BACKWARD, ops.SELECT_BACKWARD,
-                 ops.SLICE_BACKWARD, ops.UNSQUEEZE_BACKWARD, ops.INDEX_PUT}
+def _away_from_zero(shape):
+    return lambda rng: rng.choice([-1, 1], shape) * rng.uniform(0.3, 2.0, shape)
 
 
 @pytest.mark.parametrize("index", [1, (slice(None), slice(1, None)), [0, 0, 1], None],
@@ -175,36 +150,6 @@ def test_third_order_through_max_min_along_a_dim(kind):
         gg, = autograd.grad((g * g).sum(), a, create_graph=True)
         return gg
     assert check_second_order(second, [_any((2, 3))(rng)]).ok()
-
-
-def _assert_checked(checker, op, seed: int, eps: float, rtol: float, atol: float) -> None:
-    """Run `checker` on the op's CHECKS entry; the entry's own tolerances win."""
-    fn, makers, *tolerance = CHECKS[op]
-    tolerance = tolerance[0] if tolerance else {}
-    rng = np.random.default_rng(seed)
-    report = checker(fn, [make(rng) for make in makers], eps=tolerance.get("eps", eps))
-    assert report.ok(rtol=tolerance.get("rtol", rtol), atol=tolerance.get("atol", atol)), (
-        report.max_abs_error, report.analytic, report.numeric)
-
-
-@pytest.mark.parametrize("op", list(CHECKS), ids=lambda op: op.name)
-def test_second_order_matches_central_differences(op):
-    _assert_checked(check_second_order, op, seed=2, eps=1e-5, rtol=1e-5, atol=1e-6)
-
-
-def _op_rows():
-    return [v for v in vars(ops).values() if isinstance(v, ops.Op)]
-
-
-def test_every_op_row_has_a_gradient_check():
-    rows_with_vjp = [op for op in _op_rows() if op not in BACKWARD_ONLY]
-    missing = [op.name for op in rows_with_vjp if op not in CHECKS]
-    assert missing == []
-
-
-@pytest.mark.parametrize("op", list(CHECKS), ids=lambda op: op.name)
-def test_gradient_matches_central_differences(op):
-    _assert_checked(check_gradients, op, seed=1, eps=1e-6, rtol=1e-6, atol=1e-7)
 
 
 @settings(max_examples=40, deadline=None)

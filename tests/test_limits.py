@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from autodiff.engine.limits import MemoryLimit
+from autodiff.engine.session import Session
 from autodiff.interpreter import run_source
 
 
@@ -37,9 +37,9 @@ def test_ordinary_arithmetic_is_untouched():
 @pytest.mark.parametrize("source", ["x = torch.ones(100000, 100000)",
                                     "x = torch.ones(100000, 1) + torch.ones(1, 100000)",
                                     "x = torch.zeros(60000, 3) @ torch.zeros(3, 60000)"])
-def test_tensor_over_the_memory_limit_is_refused_before_allocating(source, monkeypatch):
-    monkeypatch.setattr(MemoryLimit, "max_bytes", 10**9)
-    error = _error(source)
+def test_tensor_over_the_memory_limit_is_refused_before_allocating(source):
+    with Session(max_bytes=10**9).active():
+        error = _error(source)
     assert error.error_class == "MemoryError"
     assert "bytes" in error.message and "shape [" in error.message
 

@@ -1,0 +1,156 @@
+"""What every op does with its arguments before computing: PyTorch's type promotion of
+tensors and Python numbers, broadcasting checks, and `dim=` normalisation."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import dtypes
+from .graph import NUMBERS
+from .session import check_allocation, current
+
+_PROMOTED: dict = {}
+
+
+class NotAnOperand(TypeError):
+    """An operand that is neither a tensor nor a Python number: an operator then returns
+    NotImplemented, so Python raises its own TypeError (as it does for torch)."""
+
+
+def _operand_key(x):
+    kind = type(x)
+    if kind in NUMBERS:
+        return (kind, 2)
+    array = getattr(x, "array", None)
+    if type(array) is not np.ndarray and not isinstance(array, np.generic):
+        raise NotAnOperand(f"unsupported operand type: '{kind.__name__}'")
+    return (array.dtype, 0 if array.ndim else 1)
+
+
+def result_dtype(*operands) -> np.dtype:
+    """PyTorch's promotion of tensors and Python numbers, as a NumPy dtype (cached)."""
+    key = tuple(_operand_key(x) for x in operands)
+    found = _PROMOTED.get(key)
+    if found is None:
+        groups: list[list] = [[], [], []]
+        for kind, group in key:
+            groups[group].append(dtypes.scalar_dtype(kind(0)) if group == 2
+                                 else dtypes.from_numpy(kind))
+        found = _PROMOTED[key] = dtypes.promote(*groups).np
+    return found
+
+
+def cast(x, dt):
+    """An operand NumPy computes with in dtype `dt` (Python numbers stay weak)."""
+    if type(x) in NUMBERS:
+        return x
+    a = x.array
+    return a if a.dtype == dt else a.astype(dt)
+
+
+def binary(a, b, floating: bool = False):
+    """(x, y, dtype): arrays for a binary op on tensor `a` and tensor-or-number `b`, and the
+    dtype of the result; `floating` promotes integer results to the default float."""
+    x = a.array
+    dt = x.dtype
+    kind = type(b)
+    if kind is type(a):
+        y = b.array
+        if y.dtype == dt and (not floating or dt.kind == "f"):
+            if x.shape != y.shape:
+                check_broadcast(x.shape, y.shape, dt)
+            return x, y, dt
+    elif dt.kind == "f" and (kind is float or kind is int):
+        return x, b, dt  # NumPy keeps a Python number weak, as torch does
+    dt = result_dtype(a, b)
+    if floating and dt.kind != "f":
+        dt = dtypes.DEFAULT_FLOAT.np
+    if kind is type(a) and a.array.shape != b.array.shape:
+        check_broadcast(a.array.shape, b.array.shape, dt)
+    return cast(a, dt), cast(b, dt), dt
+
+
+def finish(out, dt):
+    return out if out.dtype == dt else out.astype(dt)
+
+
+_BROADCASTS: set = set()  # shape pairs already checked: loops meet the same ones
+
+
+def check_broadcast(a_shape, b_shape, dtype) -> None:
+    """torch's error for shapes that do not broadcast (NumPy's would name other things)."""
+    key = (a_shape, b_shape, dtype, current().max_bytes)
+    if key in _BROADCASTS:
+        return
+    ndim = builtins.max(len(a_shape), len(b_shape))
+    a_full = (1,) * (ndim - len(a_shape)) + tuple(a_shape)
+    b_full = (1,) * (ndim - len(b_shape)) + tuple(b_shape)
+    for dim in range(ndim - 1, -1, -1):
+        m, n = a_full[dim], b_full[dim]
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b "
+                               f"({n}) at non-singleton dimension {dim}")
+    # a broadcast result can be far larger than either operand
+    check_allocation(tuple(builtins.max(m, n) for m, n in zip(a_full, b_full)), dtype)
+    if len(_BROADCASTS) < 10_000:
+        _BROADCASTS.add(key)
+
+
+def floating(a) -> np.ndarray:
+    """The tensor's array, cast to the default float when it is not floating already."""
+    x = a.array
+    return x if x.dtype.kind == "f" else x.astype(dtypes.DEFAULT_FLOAT.np)
+
+
+def dims(dim, ndim: int) -> tuple:
+    """Normalize `dim=` (int or sequence, negative allowed) with torch's range error."""
+    chosen = (dim,) if isinstance(dim, int) else tuple(dim)
+    result = []
+    low, high = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
+    for d in chosen:
+        if not low <= d <= high:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{low}, {high}], but got {d})")
+        result.append(d % builtins.max(ndim, 1) if ndim else 0)
+    return tuple(result)
+
+
+def reduce_dims(dim, ndim: int) -> tuple:
+    """`dim=` of a reduction: on a 0-d tensor, dim 0 or -1 reduces nothing, as in torch."""
+    chosen = dims(dim, ndim)
+    return () if ndim == 0 else chosen
+
+
+def shape_arg(shape) -> tuple:
+    """`reshape(2, 3)` and `reshape((2, 3))` alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(d) for d in shape)
+
+
+_TYPE_WORDS = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float",
+               "float64": "Double"}
+
+
+def type_word(dt) -> str:
+    """torch's scalar type name in messages: Float, Long, ..."""
+    return _TYPE_WORDS[np.dtype(dt).name]
+
+
+def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum a broadcast gradient array back to an input's shape."""
+    lead = g.ndim - len(shape)
+    kept = () if 1 not in shape else \
+        tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if lead:
+        g = np.add.reduce(g, axis=tuple(range(lead)))  # the usual case: a bias's leading dims
+    if kept:
+        g = np.add.reduce(g, axis=tuple(k - lead for k in kept), keepdims=True)
+    return g if g.shape == shape else g.reshape(shape)
+
+
+def array_dtype(v) -> np.dtype:
+    """The NumPy dtype of an array or of a tensor's array (rules see either)."""
+    return v.dtype if type(v) is np.ndarray or isinstance(v, np.generic) else v.array.dtype

@@ -1,0 +1,452 @@
+"""Elementwise arithmetic and math: + - * / **, exp log sqrt sin cos, abs sign, comparisons.
+
+Each rule uses the ops PyTorch's own derivative formula uses, so a gradient made with
+create_graph=True prints PyTorch's grad_fn names (`grad * 2` inside a formula is
+`mul_scalar`, MulBackward1; a program's `t * 2` is MulBackward0 with a (None, 0) edge).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import NUMBERS, record
+from .operands import NotAnOperand, binary, finish, floating, result_dtype
+from .registry import Check, Family, any_, away_from_zero, positive
+
+family = Family("Elementwise arithmetic and math")
+op, exposes, word = family.op, family.exposes, family.word
+
+# === binary arithmetic =========================================================================
+
+ADD = op("AddBackward0", lambda F, g, out, a, b, alpha=1: g,
+         lambda F, g, out, a, b, alpha=1: g if alpha == 1 else F.mul_scalar(g, alpha),
+         explain="a sum passes the gradient through",
+         formulas=("∂(a+b)/∂a = 1: g", "∂(a+b)/∂b = 1: g·alpha"),
+         check=Check(lambda a, b: a + b, (any_(2, 3), any_(3))))
+
+
+@exposes(ADD, functions=("add",), methods=("add", "__add__", "__radd__"))
+def add(a, b, alpha=1):
+    try:
+        x, y, dt = binary(a, b)
+    except NotAnOperand:
+        return NotImplemented
+    if alpha != 1:
+        y = y * alpha
+    return record(ADD, finish(x + y, dt), (a, b), None if alpha == 1 else {"alpha": alpha})
+
+
+SUB = op("SubBackward0", lambda F, g, out, a, b, alpha=1: g,
+         lambda F, g, out, a, b, alpha=1: -g if alpha == 1 else F.mul_scalar(-g, alpha),
+         explain="a difference: +g to a, -g to b",
+         formulas=("∂(a-b)/∂a = 1: g", "∂(a-b)/∂b = -1: -g·alpha"),
+         check=Check(lambda a, b: a - b, (any_(2, 1), any_(2, 3))))
+RSUB = op("RsubBackward1", lambda F, g, out, a, alpha=1: -g,
+          explain="c - a sends -g", formulas=("∂(c-a)/∂a = -1: -g",),
+          check=Check(lambda a: 2 - a, (any_(3),)))
+
+
+@exposes(SUB, functions=("sub",), methods=("sub", "__sub__"))
+def sub(a, b, alpha=1):
+    if type(a) in NUMBERS:
+        return rsub(b, a, alpha)
+    try:
+        x, y, dt = binary(a, b)
+    except NotAnOperand:
+        return NotImplemented
+    if alpha != 1:
+        y = y * alpha
+    return record(SUB, finish(x - y, dt), (a, b), None if alpha == 1 else {"alpha": alpha})
+
+
+@exposes(RSUB, methods=("__rsub__",))
+def rsub(a, number, alpha=1):
+    """`number - a`: torch records only the tensor as an input."""
+    if type(number) is type(a):
+        return sub(number, a, alpha)
+    try:
+        x, y, dt = binary(a, number)
+    except NotAnOperand:
+        return NotImplemented
+    return record(RSUB, finish(y - x * alpha, dt), (a,))
+
+
+_CROSSED = ((1,), (0,))  # each input's gradient reads only the other input
+
+MUL = op("MulBackward0", lambda F, g, out, a, b: g * b, lambda F, g, out, a, b: g * a,
+         saves="i", reads=_CROSSED,
+         explain="a product: each factor gets g times the other",
+         formulas=("∂(a·b)/∂a = b: g·b", "∂(a·b)/∂b = a: g·a"),
+         check=Check(lambda a, b: a * b, (any_(2, 3), any_(1, 3))))
+
+
+@exposes(MUL, functions=("mul", "multiply"), methods=("mul", "multiply", "__mul__", "__rmul__"))
+def mul(a, b):
+    try:
+        x, y, dt = binary(a, b)
+    except NotAnOperand:
+        return NotImplemented
+    return record(MUL, finish(x * y, dt), (a, b))
+
+
+DIV = op("DivBackward0", lambda F, g, out, a, b: g / b,
+         lambda F, g, out, a, b: -g * ((a / b) / b), saves="i", reads=((1,), (0, 1)),
+         explain="a quotient", formulas=("∂(a/b)/∂a = 1/b: g/b", "∂(a/b)/∂b = -a/b²: -g·a/b²"),
+         check=Check(lambda a, b: a / b, (any_(2, 3), away_from_zero(3))))
+RECIPROCAL = op("ReciprocalBackward0", lambda F, g, out, a: -g * (out * out), saves="o",
+                explain="a reciprocal", formulas=("∂(1/a)/∂a = -1/a²: -g·out²",),
+                check=Check(lambda a: 1 / a, (away_from_zero(4),)))
+
+
+@exposes(DIV, functions=("div", "divide", "true_divide"),
+         methods=("div", "divide", "true_divide", "__truediv__"))
+def div(a, b):
+    if type(a) in NUMBERS:
+        return mul(reciprocal(b), a)  # torch computes `2 / t` as reciprocal(t) * 2
+    try:
+        x, y, dt = binary(a, b, floating=True)
+    except NotAnOperand:
+        return NotImplemented
+    return record(DIV, finish(x / y, dt), (a, b))
+
+
+@exposes(RECIPROCAL, MUL, methods=("__rtruediv__",))
+def rdiv(a, number):
+    if type(number) not in NUMBERS:
+        return NotImplemented
+    return div(number, a)
+
+
+@exposes(RECIPROCAL, functions=("reciprocal",), methods=("reciprocal",))
+def reciprocal(a):
+    return record(RECIPROCAL, np.reciprocal(floating(a)), (a,))
+
+
+NEG = op("NegBackward0", lambda F, g, out, a: -g, explain="negation flips the sign",
+         formulas=("∂(-a)/∂a = -1: -g",), check=Check(lambda a: -a, (any_(2, 2),)))
+
+
+@exposes(NEG, functions=("neg", "negative"), methods=("neg", "negative", "__neg__"))
+def neg(a):
+    if a.array.dtype == np.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return record(NEG, -a.array, (a,))
+
+
+# --- the scalar forms PyTorch's formulas use inside backward (mul.Scalar, div.Scalar, ...) ---
+
+MUL_SCALAR = op("MulBackward1", lambda F, g, out, a, other: F.mul_scalar(g, other),
+                explain="a product with a constant c", formulas=("∂(c·a)/∂a = c: g·c",),
+                check=Check(lambda a: a.pow(2).sum() * 1, (any_(3),)))
+DIV_SCALAR = op("DivBackward1", lambda F, g, out, a, other: F.div_scalar(g, other),
+                explain="a quotient by a constant c", formulas=("∂(a/c)/∂a = 1/c: g/c",),
+                check=Check(lambda a: a.mean(0).pow(2).sum(), (any_(2, 3),)))
+SUB_SCALAR = op("SubBackward1", lambda F, g, out, a, other: g,
+                explain="a difference with a constant", formulas=("∂(a-c)/∂a = 1: g",),
+                check=Check(lambda a, b: a ** b, (positive(3), any_(3))))
+ADD_SCALAR = op("AddBackward1", lambda F, g, out, a, other: g,
+                explain="a sum with a constant", formulas=("∂(a+c)/∂a = 1: g",),
+                check=Check(lambda a: a.sigmoid(), (any_(3),)))
+
+
+def _scalar_word(entry, compute):
+    def tensor_version(t, number):
+        return record(entry, finish(compute(t.array, number), t.array.dtype), (t,),
+                      {"other": number})
+    return tensor_version
+
+
+mul_scalar = word("mul_scalar", lambda t, c: t * c)(_scalar_word(MUL_SCALAR, np.multiply))
+div_scalar = word("div_scalar", lambda t, c: t / c)(_scalar_word(DIV_SCALAR, np.true_divide))
+sub_scalar = word("sub_scalar", lambda t, c: t - c)(_scalar_word(SUB_SCALAR, np.subtract))
+add_scalar = word("add_scalar", lambda t, c: t + c)(_scalar_word(ADD_SCALAR, np.add))
+
+
+# === powers ====================================================================================
+
+def _pow_scalar_exponent(F, g, out, a, exponent):
+    if exponent == 0:
+        return F.zeros_like(g)
+    if exponent == 2 and not hasattr(a, "grad_fn"):
+        return g * (2 * a)  # on arrays a ** 1 is a itself: one array op fewer per backward
+    return g * F.mul_scalar(a ** (exponent - 1), exponent)
+
+
+def _pow_tensor_base(F, g, out, a, b):
+    return F.where(b == 0, 0.0, g * (b * a ** F.sub_scalar(b, 1)))
+
+
+def _pow_tensor_exponent(F, g, out, a, b):
+    return g * F.where((a == 0) & (b >= 0), 0.0, out * F.log(a))
+
+
+POW_SCALAR = op("PowBackward0", _pow_scalar_exponent, saves="i",
+                explain="a power with a constant exponent n", formulas=("∂(aⁿ)/∂a = n·aⁿ⁻¹: g·n·aⁿ⁻¹",),
+                check=Check(lambda a: a ** 3, (any_(3),)))
+POW_TENSOR = op("PowBackward1", _pow_tensor_base, _pow_tensor_exponent, saves="io",
+                explain="a power with a tensor exponent",
+                formulas=("∂(aᵇ)/∂a = b·aᵇ⁻¹: g·b·aᵇ⁻¹", "∂(aᵇ)/∂b = aᵇ·ln a: g·aᵇ·ln a"),
+                check=Check(lambda a, b: a ** b, (positive(3), any_(3))))
+POW_BASE = op("PowBackward2", lambda F, g, out, b, base: g * F.mul_scalar(out, float(np.log(base))),
+              saves="o", explain="a constant base c raised to a", formulas=("∂(cᵃ)/∂a = cᵃ·ln c: g·cᵃ·ln c",),
+              check=Check(lambda a: 2 ** a, (any_(3),)))
+
+
+@exposes(POW_SCALAR, POW_TENSOR, functions=("pow",), methods=("pow", "__pow__"))
+def pow(a, exponent):
+    if type(a) in NUMBERS:
+        return rpow(exponent, a)
+    try:
+        x, y, dt = binary(a, exponent)
+    except NotAnOperand:
+        return NotImplemented
+    if type(exponent) is type(a):
+        return record(POW_TENSOR, finish(np.power(x, y), dt), (a, exponent))
+    if dt.kind in "iu" and y < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return record(POW_SCALAR, finish(np.power(x, y), dt), (a,), {"exponent": exponent})
+
+
+@exposes(POW_BASE, methods=("__rpow__",))
+def rpow(a, base):
+    """`base ** a` for a Python number base."""
+    if type(base) is type(a):
+        return pow(base, a)
+    try:
+        x, y, dt = binary(a, base)
+    except NotAnOperand:
+        return NotImplemented
+    return record(POW_BASE, finish(np.power(y, x), dt), (a,), {"base": base})
+
+
+# === unary math =================================================================================
+
+def _unary(entry, compute, *names, method=True):
+    """The forward of a float op of one tensor (integers compute in the default float)."""
+    def forward(a):
+        return record(entry, compute(floating(a)), (a,))
+    forward.__name__ = forward.__qualname__ = names[0]
+    exposes(entry, functions=names, methods=names if method else ())(forward)
+    word(names[0], compute)(forward)
+    return forward
+
+
+EXP = op("ExpBackward0", lambda F, g, out, a: g * out, saves="o",
+         explain="exp is its own derivative", formulas=("∂(eᵃ)/∂a = eᵃ: g·out",),
+         check=Check(lambda a: a.exp(), (any_(3),)))
+LOG = op("LogBackward0", lambda F, g, out, a: g / a, saves="i",
+         explain="natural log", formulas=("∂(ln a)/∂a = 1/a: g/a",),
+         check=Check(lambda a: a.log(), (positive(3),)))
+SQRT = op("SqrtBackward0", lambda F, g, out, a: g / F.mul_scalar(out, 2), saves="o",
+          explain="square root", formulas=("∂(√a)/∂a = 1/(2√a): g/(2·out)",),
+          check=Check(lambda a: a.sqrt(), (positive(3),)))
+SIN = op("SinBackward0", lambda F, g, out, a: g * F.cos(a), saves="i",
+         explain="sine", formulas=("∂(sin a)/∂a = cos a: g·cos a",),
+         check=Check(lambda a: a.sin(), (any_(3),)))
+COS = op("CosBackward0", lambda F, g, out, a: g * -F.sin(a), saves="i",
+         explain="cosine", formulas=("∂(cos a)/∂a = -sin a: -g·sin a",),
+         check=Check(lambda a: a.cos(), (any_(3),)))
+ABS = op("AbsBackward0", lambda F, g, out, a: g * F.sgn(a), saves="i",
+         explain="absolute value", formulas=("∂|a|/∂a = sign(a): g·sign(a)",),
+         check=Check(lambda a: a.abs(), (away_from_zero(3),)))
+SGN = op("SgnBackward0", lambda F, g, out, a: F.zeros_like(g),
+         explain="sign is flat: its gradient is zero", formulas=("∂sgn(a)/∂a = 0",),
+         check=Check(lambda a: a.sgn() * a, (away_from_zero(3),)))
+SIGN = op("SignBackward0", lambda F, g, out, a: F.zeros_like(g),
+          explain="sign is flat: its gradient is zero", formulas=("∂sign(a)/∂a = 0",),
+          check=Check(lambda a: a.sign() * a, (away_from_zero(3),)))
+
+exp = _unary(EXP, np.exp, "exp")
+log = _unary(LOG, np.log, "log")
+sqrt = _unary(SQRT, np.sqrt, "sqrt")
+sin = _unary(SIN, np.sin, "sin")
+cos = _unary(COS, np.cos, "cos")
+
+
+@exposes(ABS, functions=("abs", "absolute"), methods=("abs", "absolute", "__abs__"))
+def abs(a):
+    return record(ABS, np.abs(a.array), (a,))
+
+
+@exposes(SIGN, functions=("sign",), methods=("sign",))
+def sign(a):
+    return record(SIGN, np.sign(a.array), (a,))
+
+
+@word("sgn", np.sign)
+@exposes(SGN, functions=("sgn",), methods=("sgn",))
+def sgn(a):
+    return record(SGN, np.sign(a.array), (a,))
+
+
+# === where, clamp ===============================================================================
+
+# the condition is not an input of torch's node (next_functions lists self and other only)
+WHERE = op("WhereBackward0", lambda F, g, out, a, b, condition: F.where(condition, g, 0.0),
+           lambda F, g, out, a, b, condition: F.where(condition, 0.0, g),
+           explain="where(c, a, b): g goes where each element came from",
+           formulas=("g where c", "g where not c"),
+           check=Check(lambda a, b: a.where(a > 0, b), (away_from_zero(4), any_(4))))
+
+
+def _condition(condition):
+    if type(condition) is np.ndarray:
+        return condition.astype(bool, copy=False)
+    if hasattr(condition, "array"):
+        return np.asarray(condition.array).astype(bool, copy=False)
+    return np.asarray(condition, dtype=bool)
+
+
+def _where_arrays(condition, a, b):
+    return np.where(_condition(condition), a, b)
+
+
+@word("where", _where_arrays)
+@exposes(WHERE, functions=("where",))
+def where(condition, a, b):
+    cond = _condition(condition)
+    tensor = a if type(a) not in NUMBERS else b
+    if type(tensor) in NUMBERS:
+        raise TypeError("where() received an invalid combination of arguments")
+    dt = result_dtype(*(v for v in (a, b)))
+    x = a if type(a) in NUMBERS else a.array.astype(dt, copy=False)
+    y = b if type(b) in NUMBERS else b.array.astype(dt, copy=False)
+    return record(WHERE, finish(np.where(cond, x, y), dt), (a, b), {"condition": cond})
+
+
+@exposes(WHERE, methods=("where",))
+def where_method(a, condition, other):
+    """`a.where(condition, other)` is `torch.where(condition, a, other)`."""
+    return where(condition, a, other)
+
+
+def _clamp_vjp(F, g, out, a, low, high):
+    keep = True
+    if low is not None:
+        keep = a >= low
+    if high is not None:
+        keep = (a <= high) if keep is True else keep & (a <= high)
+    return F.where(keep, g, 0.0)
+
+
+CLAMP = op("ClampBackward1", _clamp_vjp, saves="i",
+           explain="clamp passes the gradient where min ≤ a ≤ max",
+           formulas=("∂clamp(a)/∂a = [min ≤ a ≤ max]",),
+           check=Check(lambda a: a.clamp(-0.5, 0.5), (away_from_zero(4),)))
+
+
+@exposes(CLAMP, functions=("clamp", "clip"), methods=("clamp", "clip"))
+def clamp(a, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    out = a.array
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    dt = result_dtype(a, *(v for v in (min, max) if v is not None))
+    return record(CLAMP, finish(out, dt), (a,), {"low": min, "high": max})
+
+
+# === comparisons and bitwise ops (no gradient) ==================================================
+
+def _comparison(compute, *names):
+    def compare(a, b):
+        try:
+            x, y, _ = binary(a, b)
+        except NotAnOperand:
+            return NotImplemented
+        return type(a)._wrap(np.asarray(compute(x, y)))
+    compare.__name__ = compare.__qualname__ = names[0]
+    return exposes(functions=names, methods=names)(compare)
+
+
+eq = _comparison(np.equal, "eq", "__eq__")
+ne = _comparison(np.not_equal, "ne", "__ne__")
+lt = _comparison(np.less, "lt", "less", "__lt__")
+le = _comparison(np.less_equal, "le", "less_equal", "__le__")
+gt = _comparison(np.greater, "gt", "greater", "__gt__")
+ge = _comparison(np.greater_equal, "ge", "greater_equal", "__ge__")
+
+
+def _logical(compute, *names):
+    def combine(a, b):
+        try:
+            x, y, dt = binary(a, b)
+        except NotAnOperand:
+            return NotImplemented
+        if dt.kind == "f":
+            raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
+        return type(a)._wrap(finish(compute(x, y), dt))
+    combine.__name__ = combine.__qualname__ = names[0]
+    return exposes(functions=names[:1], methods=names)(combine)
+
+
+bitwise_and = _logical(np.bitwise_and, "bitwise_and", "__and__", "__rand__")
+bitwise_or = _logical(np.bitwise_or, "bitwise_or", "__or__", "__ror__")
+bitwise_xor = _logical(np.bitwise_xor, "bitwise_xor", "__xor__", "__rxor__")
+
+
+@exposes(functions=("bitwise_not",), methods=("bitwise_not", "__invert__"))
+def bitwise_not(a):
+    if a.array.dtype.kind == "f":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return type(a)._wrap(np.invert(a.array))
+
+
+def _integer_divisor_check(y, dt):
+    if dt.kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+@exposes(functions=("floor_divide",), methods=("floor_divide", "__floordiv__"))
+def floor_divide(a, b):
+    try:
+        x, y, dt = binary(a, b)
+    except NotAnOperand:
+        return NotImplemented
+    _integer_divisor_check(y, dt)
+    return type(a)._wrap(finish(np.floor_divide(x, y), dt))
+
+
+@exposes(methods=("__rfloordiv__",))
+def rfloordiv(a, number):
+    try:
+        x, y, dt = binary(a, number)
+    except NotAnOperand:
+        return NotImplemented
+    _integer_divisor_check(x, dt)
+    return type(a)._wrap(finish(np.floor_divide(y, x), dt))
+
+
+@exposes(functions=("remainder",), methods=("remainder", "__mod__"))
+def remainder(a, b):
+    try:
+        x, y, dt = binary(a, b)
+    except NotAnOperand:
+        return NotImplemented
+    _integer_divisor_check(y, dt)
+    return type(a)._wrap(finish(np.mod(x, y), dt))
+
+
+@exposes(methods=("__rmod__",))
+def rmod(a, number):
+    try:
+        x, y, dt = binary(a, number)
+    except NotAnOperand:
+        return NotImplemented
+    _integer_divisor_check(x, dt)
+    return type(a)._wrap(finish(np.mod(y, x), dt))
+
+
+# --- words with no op of their own --------------------------------------------------------------
+
+def _zeros_like_tensor(t):
+    """torch's `zeros_like(grad)` in a formula: a constant, never recorded (so never -0.)."""
+    return type(t)._wrap(np.zeros_like(t.array))
+
+
+word("zeros_like", np.zeros_like)(_zeros_like_tensor)

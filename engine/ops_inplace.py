@@ -1,0 +1,284 @@
+"""In-place changes: `add_` and friends, `+=`, `fill_`, `zero_`, `copy_`, `a[key] = v`.
+
+An in-place op writes into the tensor's storage, bumps its version counter (so a backward
+that needs the old value fails with torch's message), and, when grad mode records it,
+gives the tensor the node of the op it ran (AddBackward0 for `add_`, CopySlices for an
+indexed write through a view, FillBackward3 or CopyBackwards for a whole-tensor write).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .graph import NUMBERS, MultiNode, record, short_name
+from .operands import NotAnOperand, binary, type_word
+from .ops_arith import add, div, mul, pow, sub
+from .ops_index import check_item, is_advanced, plain, whole
+from .registry import Check, Family, any_
+from .session import current
+
+family = Family("In-place changes")
+op, exposes, word = family.op, family.exposes, family.word
+
+_MULTI_VIEW = ("Output {nr} of {op} is a view and is being modified inplace. This view is the "
+               "output of a function that returns multiple views. Such functions do not allow "
+               "the output views to be modified inplace. You should replace the inplace "
+               "operation by an out-of-place one.")
+
+
+def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> None:
+    """torch's refusals of an in-place change in grad mode; `view_op` names the view an
+    indexed write goes through (`Select` for `a[0] = v`)."""
+    if not current().grad_enabled:
+        return
+    node = a.grad_fn
+    if type(node) is MultiNode:
+        raise RuntimeError(_MULTI_VIEW.format(nr=node.output_nr(a) if view_op is None else 0,
+                                              op=view_op or short_name(node.op.name)))
+    base = a._base
+    if a.requires_grad and a.grad_fn is None:
+        raise RuntimeError(
+            f"a {'view of a ' if through_view else ''}leaf Variable that requires grad is being "
+            "used in an in-place operation.")
+    if base is not None and base.requires_grad:
+        if base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        raise RuntimeError(
+            "autodiff does not support in-place changes to a view of a tensor that requires "
+            "grad (torch would rewrite the base's history); write the result with an "
+            "out-of-place op such as torch.cat or torch.where instead")
+
+
+def inplace(a, result):
+    """Write `result` into `a`'s storage and bump its version, as torch's `op_` do."""
+    if result is NotImplemented:
+        return NotImplemented
+    check_inplace(a)
+    node = result.grad_fn
+    if node is not None and node.saved is not None:
+        _keep_original(node, a)
+    if result.array.shape != a.array.shape:
+        raise RuntimeError(
+            f"output with shape {list(a.array.shape)} doesn't match the broadcast shape "
+            f"{list(result.array.shape)}")
+    if not _can_cast(result.array.dtype, a.array.dtype):
+        raise RuntimeError(
+            f"result type {type_word(result.array.dtype)} can't be cast to the desired "
+            f"output type {type_word(a.array.dtype)}")
+    target = a.array
+    if type(target) is not np.ndarray or not target.flags.writeable:
+        a.array = np.asarray(result.array).astype(target.dtype)[()] if not target.shape else \
+            np.array(result.array, dtype=target.dtype)
+    else:
+        np.copyto(target, result.array, casting="unsafe")
+    a._bump_version()
+    if result.grad_fn is not None:
+        a.grad_fn = result.grad_fn
+        a.requires_grad = True
+    return a
+
+
+_INPLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.divide}
+
+
+def inplace_method(fn, name):
+    """`a.add_(b)`, `a -= b`, ...: `inplace(a, fn(a, b))`, or, when nothing is recorded, the
+    ufunc straight into `a`'s storage (an SGD step's `w -= lr * w.grad`: no temporary)."""
+    ufunc = _INPLACE_UFUNCS.get(fn)
+    floating = fn is div
+
+    def method(a, b):
+        target = a.array
+        if ufunc is not None and not current().grad_enabled and type(target) is np.ndarray \
+                and target.flags.writeable:
+            try:
+                x, y, dt = binary(a, b, floating)
+            except NotAnOperand:
+                return NotImplemented
+            if dt == target.dtype and dt.kind == "f" and (type(y) is not np.ndarray
+                                                          or y.shape == target.shape):
+                ufunc(target, y, out=target)
+                a._bump_version()
+                return a
+        return inplace(a, fn(a, b))
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _fn, _names in ((add, ("add_", "__iadd__")), (sub, ("sub_", "__isub__")),
+                    (mul, ("mul_", "__imul__")), (div, ("div_", "__itruediv__")),
+                    (pow, ("pow_", "__ipow__"))):
+    exposes(methods=_names)(inplace_method(_fn, _names[0]))
+
+
+def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """torch's rule for writing a result in place: never a float into an integer tensor, nor
+    a number into a bool tensor; a narrower float or integer is fine (float32 += float64)."""
+    return not ((src.kind == "f" and dst.kind in "iub") or (src.kind != "b" and dst.kind == "b"))
+
+
+def _keep_original(node, a) -> None:
+    """The op's rules read `a` as it was before being overwritten: save a copy instead."""
+    original = type(a)._wrap(a.array.copy(), grad_fn=a.grad_fn, requires_grad=a.requires_grad)
+    node.saved = tuple(original if v is a else v for v in node.saved)
+    if node.versions is not None:
+        node.versions = tuple(0 if v is original else n
+                              for v, n in zip(node.saved, node.versions))
+
+
+# === whole-tensor writes ===========================================================================
+
+FILL = op("FillBackward2", lambda F, g, out, a: F.zeros_like(g),
+          explain="fill_ overwrites every element: nothing flows back to the old values",
+          formulas=("∂/∂a = 0",), check=Check(lambda a: (a * 1).fill_(2.0) + a, (any_(3),)))
+FILL_TENSOR = op("FillBackward3", lambda F, g, out, a, value: F.zeros_like(g),
+                 lambda F, g, out, a, value: F.sum_all(g),
+                 explain="filling with a one-element tensor v: v gets the sum of g",
+                 formulas=("∂/∂a = 0", "∂/∂v = Σg"),
+                 check=Check(lambda a, v: (a * 1).fill_(v) * a, (any_(3), any_())))
+ZERO = op("ZeroBackward0", lambda F, g, out, a: F.zeros_like(g),
+          explain="zero_ overwrites every element: nothing flows back",
+          formulas=("∂/∂a = 0",), check=Check(lambda a: (a * 1).zero_() + a, (any_(3),)))
+# `t.copy_(src)`, and `t[:] = src` for a src of more than one element
+COPY_INTO = op("CopyBackwards", lambda F, g, out, a, src: F.zeros_like(g),
+               lambda F, g, out, a, src: g, engine_node=True,
+               explain="copy_ overwrites a with src: src gets g, the old values nothing",
+               formulas=("∂/∂a = 0", "∂/∂src = 1"),
+               check=Check(lambda a, b: _assign_all(a, b) * a, (any_(2, 3), any_(3))))
+
+
+def _assign_all(a, b):
+    y = a * 1
+    setitem(y, slice(None), b)
+    return y
+
+
+@exposes(FILL, FILL_TENSOR, methods=("fill_",))
+def fill_(a, value, entry=FILL):
+    """`a.fill_(value)`: a 0-d tensor value is an input of torch's node (FillBackward3)."""
+    check_inplace(a)
+    if type(value) not in NUMBERS:
+        if value.array.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.array.ndim} dimensions.")
+        return _write_whole(a, value, FILL_TENSOR)
+    a.storage()[...] = value
+    a._bump_version()
+    if current().grad_enabled and a.requires_grad:
+        a.grad_fn = record(entry, a.array, (a,)).grad_fn
+    return a
+
+
+@exposes(ZERO, methods=("zero_",))
+def zero_(a):
+    return fill_(a, 0, ZERO)
+
+
+@exposes(COPY_INTO, methods=("copy_",))
+def copy_(a, src):
+    check_inplace(a)
+    return _write_whole(a, src, COPY_INTO)
+
+
+def _write_whole(a, value, entry):
+    """Overwrite all of `a` with `value` (a number or a tensor), recorded as `entry`."""
+    source = value if type(value) in NUMBERS else value.array
+    try:
+        a.storage()[...] = source
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.array.shape[-1] if a.array.ndim else 1}) "
+                           f"must match the size of tensor b ({np.shape(source)[-1]}) at "
+                           "non-singleton dimension 0") from None
+    a._bump_version()
+    if current().grad_enabled and (a.requires_grad or (type(value) not in NUMBERS
+                                                       and value.requires_grad)):
+        a.grad_fn = record(entry, a.array, (a, value)).grad_fn
+        a.requires_grad = True
+    return a
+
+
+# === indexed writes =================================================================================
+
+def _copy_slices_self(F, g, out, a, value, key):
+    """The old values under the key are overwritten: their gradient is zero there."""
+    array = g if type(g) is np.ndarray else g.array
+    mask = np.ones(array.shape, dtype=array.dtype)
+    mask[key] = 0
+    return g * (mask if type(g) is np.ndarray else type(g)._wrap(mask))
+
+
+def _copy_slices_value(F, g, out, a, value, key):
+    return F.index(g, key)
+
+
+COPY_SLICES = op("CopySlices", _copy_slices_self, _copy_slices_value, engine_node=True,
+                 explain="a write through an index: the written part of g goes to the value, "
+                         "the rest to the old tensor", formulas=("g outside the key", "g[key]"),
+                 check=Check(lambda a, b: _assign_row(a, b, 1), (any_(3, 2), any_(2))))
+INDEX_PUT_INPLACE = op("IndexPutBackward0", _copy_slices_self, _copy_slices_value,
+                       explain="a write through a list or mask index", formulas=(
+                           "g outside the indexed elements", "g[index]"),
+                       check=Check(lambda a, b: _assign_row(a, b, [0, 2]), (any_(3, 2), any_(2))))
+
+
+def _assign_row(a, b, rows):
+    y = a * 1
+    setitem(y, rows, b)
+    return y
+
+
+def _view_op_name(key) -> str:
+    """The view torch takes last for a basic indexed write (its messages name it)."""
+    items = key if isinstance(key, tuple) else (key,)
+    last = next((i for i in reversed(items) if i is not Ellipsis and i is not None), None)
+    return "Slice" if isinstance(last, slice) else "Select"
+
+
+def _selects_all(shape, key) -> bool:
+    """Whether a basic index takes all of every dimension (`:`, `...`, `0:`, `:, :`)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if builtins.sum(1 for i in items if i is Ellipsis) > 1:
+        return False
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - (len(items) - 1)
+        elif isinstance(item, slice) and dim < len(shape) and whole(item, shape[dim]):
+            dim += 1
+        else:
+            return False
+    return True
+
+
+@exposes(COPY_SLICES, INDEX_PUT_INPLACE, FILL_TENSOR, COPY_INTO, methods=("__setitem__",))
+def setitem(a, key, value):
+    """`a[key] = value`: written in place; with autograd, torch's CopySlices node (an
+    index with lists or tensors is torch's index_put_ instead)."""
+    for item in (key if isinstance(key, tuple) else (key,)):
+        check_item(item)
+    advanced = is_advanced(key) or (isinstance(key, tuple) and
+                                    builtins.any(is_advanced(k) for k in key))
+    if not advanced and _selects_all(a.array.shape, key):
+        # no view is taken: torch fills or copies into the tensor itself
+        check_inplace(a)
+        if type(value) not in NUMBERS and value.array.ndim:
+            return _write_whole(a, value, COPY_INTO)
+        return _write_whole(a, value, FILL_TENSOR)
+    check_inplace(a, through_view=not advanced, view_op=None if advanced else _view_op_name(key))
+    if advanced:
+        key = tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
+    source = value if type(value) in NUMBERS else value.array
+    try:
+        a.storage()[key] = source
+    except (IndexError, ValueError) as exc:
+        raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(str(exc)) from None
+    a._bump_version()
+    if current().grad_enabled and (a.requires_grad or (type(value) not in NUMBERS
+                                                       and value.requires_grad)):
+        node = record(INDEX_PUT_INPLACE if advanced else COPY_SLICES, a.array, (a, value),
+                      {"key": key}).grad_fn
+        a.grad_fn = node
+        a.requires_grad = True

@@ -1,0 +1,237 @@
+"""Linear algebra: dot, mv, mm, bmm, and matmul and outer built from them as torch builds them.
+
+`a @ b` for batched operands is a composition in torch (reshape, expand, mm or bmm,
+_unsafe_view, a transpose), and its graph shows every step; so it is here, step by step,
+with the same choices (when torch folds a batch into one matrix product, when it needs
+a copy), which depend on shapes, strides and on which operand requires grad.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import record
+from .operands import type_word
+from .ops_arith import mul
+from .ops_shape import (SQUEEZE_INPLACE, UNSAFE_VIEW, contiguous, expand, reshape, squeeze_dim, t,
+                        transpose, unsqueeze)
+from .registry import Check, Family, any_
+from .session import check_allocation
+
+family = Family("Linear algebra")
+op, exposes, word = family.op, family.exposes, family.word
+
+
+def mm_arrays(x, y):
+    """Matrix product of arrays. An inner size of 1 between real matrices is an outer
+    product, which keeps torch's -0. (BLAS would add the products to +0.)."""
+    if x.ndim >= 2 and y.ndim >= 2 and x.shape[-1] == 1 and x.shape[-2] > 1 and y.shape[-1] > 1:
+        return x * y
+    return x @ y
+
+
+_CROSSED = ((1,), (0,))  # each input's gradient reads only the other input
+
+DOT = op("DotBackward0", lambda F, g, out, a, b: g * b, lambda F, g, out, a, b: g * a,
+         saves="i", reads=_CROSSED, explain="a dot product a·b",
+         formulas=("∂(a·b)/∂a = b: g·b", "∂(a·b)/∂b = a: g·a"),
+         check=Check(lambda a, b: dot(a, b), (any_(3), any_(3))))
+MV = op("MvBackward0", lambda F, g, out, m, v: F.reshape(g, (-1, 1)) * v,
+        lambda F, g, out, m, v: F.mv(F.t(m), g), saves="i", reads=_CROSSED,
+        explain="a matrix-vector product M·v", formulas=("∂(Mv)/∂M: g ⊗ v", "∂(Mv)/∂v: Mᵀ·g"),
+        check=Check(lambda m, v: mv(m, v), (any_(2, 3), any_(3))))
+MM = op("MmBackward0", lambda F, g, out, a, b: F.mm(g, F.t(b)),
+        lambda F, g, out, a, b: F.mm(F.t(a), g), saves="i", reads=_CROSSED,
+        explain="a matrix product A·B", formulas=("∂(AB)/∂A: g·Bᵀ", "∂(AB)/∂B: Aᵀ·g"),
+        check=Check(lambda a, b: a @ b, (any_(2, 3), any_(3, 4))))
+BMM = op("BmmBackward0", lambda F, g, out, a, b: F.bmm(g, F.transpose(b, 1, 2)),
+         lambda F, g, out, a, b: F.bmm(F.transpose(a, 1, 2), g), saves="i", reads=_CROSSED,
+         explain="a batch of matrix products", formulas=("∂(AB)/∂A = g·Bᵀ", "∂(AB)/∂B = Aᵀ·g"),
+         check=Check(lambda a, b: a @ b, (any_(2, 2, 3), any_(2, 3, 2))))
+
+
+def _same_dtype(a, b, what: str):
+    if a.array.dtype != b.array.dtype:
+        raise RuntimeError(
+            f"{what} expected both vectors to have same dtype, but found "
+            f"{type_word(a.array.dtype)} and {type_word(b.array.dtype)}")
+
+
+@exposes(DOT, functions=("dot", "inner"), methods=("dot", "inner"))
+def dot(a, b):
+    if a.array.ndim != 1 or b.array.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {a.array.ndim}D and {b.array.ndim}D tensors")
+    if a.array.shape != b.array.shape:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
+            "of elements, but got {} and {} elements respectively".format(
+                a.array.shape[0], b.array.shape[0], a.array.shape[0], b.array.shape[0]))
+    _same_dtype(a, b, "dot :")
+    # torch's dot accumulates from +0., so a lone -0. product comes out as 0.
+    return record(DOT, np.dot(a.array, b.array) + 0, (a, b))
+
+
+@word("mv", lambda m, v: m @ v)
+@exposes(MV, functions=("mv",), methods=("mv",))
+def mv(m, v):
+    if m.array.ndim != 2 or v.array.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {v.array.ndim}, {m.array.ndim}, {v.array.ndim}")
+    if m.array.shape[1] != v.array.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({m.array.shape[0]}), mat ({m.array.shape[0]}x"
+            f"{m.array.shape[1]}), vec ({v.array.shape[0]})")
+    return record(MV, m.array @ v.array, (m, v))
+
+
+@word("mm", mm_arrays)
+@exposes(MM, functions=("mm",), methods=("mm",))
+def mm(a, b):
+    if a.array.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.array.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.array.shape[1] != b.array.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.array.shape[0]}x{a.array.shape[1]} "
+            f"and {b.array.shape[0]}x{b.array.shape[1]})")
+    if a.array.dtype != b.array.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{type_word(a.array.dtype).lower()} != {type_word(b.array.dtype).lower()}")
+    check_allocation((a.array.shape[0], b.array.shape[1]), a.array.dtype)
+    return record(MM, mm_arrays(a.array, b.array), (a, b))
+
+
+@word("bmm", mm_arrays)
+@exposes(BMM, functions=("bmm",), methods=("bmm",))
+def bmm(a, b):
+    x, y = a.array, b.array
+    if x.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if y.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if y.shape[0] != x.shape[0] or y.shape[1] != x.shape[2]:
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}].")
+    check_allocation((x.shape[0], x.shape[1], y.shape[2]), x.dtype)
+    return record(BMM, mm_arrays(x, y), (a, b))
+
+
+# === matmul, as torch composes it ================================================================
+
+def _unsafe_view(a, shape):
+    return record(UNSAFE_VIEW, a.array.reshape(shape), (a,), {"shape": a.array.shape})
+
+
+def _should_fold(t1, t2) -> bool:
+    """Whether torch computes t1 @ t2 as one mm/mv on the folded larger operand."""
+    larger_first = t1.array.ndim >= t2.array.ndim
+    big = t1.array if larger_first else np.swapaxes(t2.array, -1, -2)
+    small = t2 if larger_first else t1
+    if not (big.ndim >= 3 and small.array.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True  # folding keeps the small operand's gradient one matrix product
+    if t1.array.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    strides = [s // big.itemsize for s in big.strides]
+    return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _folded(t1, t2):
+    """t1 @ t2 with the batch dims of the larger operand folded into the rows of one mm."""
+    if t1.array.ndim >= t2.array.ndim:
+        big, small, transposed = t1, t2, False
+    else:
+        big = transpose(t2, -1, -2)
+        small = t(t1) if t1.array.ndim == 2 else t1
+        transposed = t1.array.ndim == 2
+    sizes = big.array.shape
+    out_shape = sizes[:-1] + ((small.array.shape[-1],) if small.array.ndim == 2 else ())
+    rows = reshape(big, (-1, sizes[-1]))
+    out = _unsafe_view(mm(rows, small) if small.array.ndim == 2 else mv(rows, small), out_shape)
+    if transposed:
+        out = contiguous(transpose(out, -1, -2))
+    return out
+
+
+def _batched(t1, t2):
+    """t1 @ t2 through bmm: both expanded to the broadcast batch and flattened to 3-D."""
+    d1, d2 = t1.array.ndim, t2.array.ndim
+    s1, s2 = t1.array.shape, t2.array.shape
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    m2 = s2[-2] if d2 > 1 else s2[-1]
+    p = s2[-1] if d2 > 1 else 1
+    try:
+        batch = np.broadcast_shapes(s1[:-2], s2[:-2])
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({s1[-3]}) must match the size of tensor b ({s2[-3]}) at "
+            "non-singleton dimension 0") from None
+    if m1 != m2:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{int(np.prod(batch))}, {m1}] but got: [{int(np.prod(batch))}, {m2}].")
+    count = int(np.prod(batch, dtype=np.int64))
+    check_allocation(tuple(batch) + (n, p), np.float64)
+    left = reshape(expand(t1, tuple(batch) + (n, m1)), (count, n, m1))
+    right = unsqueeze(t2, -1) if d2 == 1 else t2
+    right = reshape(expand(right, tuple(batch) + (m2, p)), (count, m2, p))
+    out = bmm(left, right)
+    if d2 == 1:
+        out = squeeze_dim(out, -1)
+    out_shape = tuple(batch) + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    return _unsafe_view(out, out_shape)
+
+
+@exposes(DOT, MV, MM, BMM, SQUEEZE_INPLACE, UNSAFE_VIEW, functions=("matmul",),
+         methods=("matmul", "__matmul__"))
+def matmul(a, b):
+    if not hasattr(b, "array"):
+        return NotImplemented
+    d1, d2 = a.array.ndim, b.array.ndim
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return dot(a, b)
+    if d1 == 2 and d2 == 1:
+        return mv(a, b)
+    if d1 == 1 and d2 == 2:
+        return squeeze_dim(mm(unsqueeze(a, 0), b), 0, entry=SQUEEZE_INPLACE)
+    if d1 == 2 and d2 == 2:
+        return mm(a, b)
+    if d1 >= 3 and d2 == 3 and b.requires_grad and b.array.shape[0] == 1:
+        b, d2 = squeeze_dim(b, 0), 2  # a batch of one matrix: torch multiplies by the matrix
+    _check_inner(a, b)
+    return _folded(a, b) if _should_fold(a, b) else _batched(a, b)
+
+
+@exposes(methods=("__rmatmul__",))
+def rmatmul(a, other):
+    if not hasattr(other, "array"):
+        return NotImplemented
+    return matmul(other, a)
+
+
+def _check_inner(a, b):
+    m1 = a.array.shape[-1]
+    m2 = b.array.shape[-2] if b.array.ndim > 1 else b.array.shape[-1]
+    if m1 != m2 and a.array.ndim >= 2 and b.array.ndim >= 2 and (a.array.ndim == 2
+                                                                 or b.array.ndim == 2):
+        rows = int(np.prod(a.array.shape[:-1]))
+        cols = b.array.shape[-1]
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{m1} and "
+                           f"{m2}x{cols})")
+
+
+@exposes(functions=("outer", "ger"), methods=("outer", "ger"))
+def outer(a, b):
+    """torch's outer: a as a column times b (a reshape and a broadcast product)."""
+    return mul(reshape(a, (-1, 1)), b)

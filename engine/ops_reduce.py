@@ -1,0 +1,376 @@
+"""Reductions: sum, mean, prod, norm, max/min (whole, along a dim, elementwise)."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .graph import NUMBERS, record
+from .operands import NotAnOperand, binary, dims, finish, floating, reduce_dims, type_word
+from .printing import format_return_type
+from .registry import Check, Family, any_, away_from_zero
+
+family = Family("Reductions")
+op, exposes, word = family.op, family.exposes, family.word
+
+
+def _unsqueeze_dims(F, g, dims_, ndim, keepdim):
+    """torch's sum_backward: a reduced gradient gets its dims back, lowest first."""
+    if keepdim or ndim == 0:
+        return g
+    for d in sorted(dims_):
+        g = F.unsqueeze(g, d)
+    return g
+
+
+def _count(shape, dims_=None) -> int:
+    n = 1
+    for i, d in enumerate(shape):
+        if dims_ is None or i in dims_:
+            n *= d
+    return n
+
+
+# === sum and mean ===============================================================================
+
+SUM_ALL = op("SumBackward0", lambda F, g, out, a, shape: F.expand(g, shape),
+             explain="a sum of all elements: every element gets g",
+             formulas=("∂(Σa)/∂aᵢ = 1: g expanded to a's shape",), check=Check(lambda a: a.sum(), (any_(2, 3),)))
+SUM_DIM = op("SumBackward1",
+             lambda F, g, out, a, shape, dims, keepdim:
+             F.expand(_unsqueeze_dims(F, g, dims, len(shape), keepdim), shape),
+             explain="a sum over dims: g is spread back along them",
+             formulas=("∂(Σ_d a)/∂a = 1: g expanded",), check=Check(lambda a: a.sum(dim=1), (any_(2, 3),)))
+
+
+@exposes(SUM_ALL, SUM_DIM, functions=("sum",), methods=("sum",))
+def sum(a, dim=None, keepdim=False, dtype=None):
+    x = a.array
+    out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
+    if dtype is not None:
+        out_dt = dtype.np
+    if dim is None:
+        return record(SUM_ALL, np.sum(x, dtype=out_dt), (a,), {"shape": x.shape})
+    chosen = reduce_dims(dim, x.ndim)
+    out = np.sum(x, axis=chosen, keepdims=keepdim, dtype=out_dt)
+    return record(SUM_DIM, out, (a,), {"shape": x.shape, "dims": chosen, "keepdim": keepdim})
+
+
+def _sum_dims_arrays(g, dims_, keepdim):
+    return np.add.reduce(g, axis=tuple(dims_), keepdims=keepdim)
+
+
+word("sum_dims", _sum_dims_arrays)(lambda g, dims_, keepdim: sum(g, dims_, keepdim))
+word("sum_all", lambda g: np.add.reduce(g, axis=None))(lambda g: sum(g))
+
+MEAN_ALL = op("MeanBackward0",
+              lambda F, g, out, a, shape: F.div_scalar(F.expand(g, shape), _count(shape)),
+              explain="a mean of n elements: each gets g/n", formulas=("∂(Σa/n)/∂aᵢ = 1/n: g/n expanded",),
+              check=Check(lambda a: a.mean(), (any_(2, 3),)))
+MEAN_DIM = op("MeanBackward1",
+              lambda F, g, out, a, shape, dims, keepdim:
+              F.div_scalar(F.expand(_unsqueeze_dims(F, g, dims, len(shape), keepdim), shape),
+                           _count(shape, dims)),
+              explain="a mean over dims: g/n spread back along them",
+              formulas=("∂mean_d(a)/∂a = 1/n: g/n expanded",),
+              check=Check(lambda a: a.mean(0, keepdim=True), (any_(2, 3),)))
+
+
+@exposes(MEAN_ALL, MEAN_DIM, functions=("mean",), methods=("mean",))
+def mean(a, dim=None, keepdim=False, dtype=None):
+    x = a.array
+    if dtype is not None:
+        x = x.astype(dtype.np)
+    if x.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {type_word(x.dtype)}")
+    if dim is None:
+        # the ufunc itself: np.mean adds microseconds of Python around the same sum
+        return record(MEAN_ALL, np.add.reduce(x, axis=None, dtype=x.dtype) / x.size, (a,),
+                      {"shape": x.shape})
+    chosen = reduce_dims(dim, x.ndim)
+    out = np.mean(x, axis=chosen, keepdims=keepdim, dtype=x.dtype)
+    return record(MEAN_DIM, out, (a,), {"shape": x.shape, "dims": chosen, "keepdim": keepdim})
+
+
+# === prod =======================================================================================
+
+def _prod_vjp(F, g, out, a, dims_, keepdim):
+    """torch's prod_backward: g·(prod/a) when no element is zero; else the product of all
+    the other elements, computed exactly (see PROD_OTHERS)."""
+    if a.ndim == 0:
+        return g
+    if dims_ is not None and not keepdim:
+        g, out = F.unsqueeze(g, dims_[0]), F.unsqueeze(out, dims_[0])
+    if not np.any(_array_of(a) == 0):
+        return g * (out / a)
+    return g * _prod_others(F, a, dims_)
+
+
+def _array_of(v):
+    return v if type(v) is np.ndarray or isinstance(v, np.generic) else v.array
+
+
+def _others_array(a, dims_):
+    """Product of all other elements along the reduced dims (exact where some are zero)."""
+    axes = tuple(range(a.ndim)) if dims_ is None else dims_
+    moved = np.moveaxis(a, axes, tuple(range(-len(axes), 0)))
+    flat = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,))
+    n = flat.shape[-1]
+    left = np.concatenate([np.ones(flat.shape[:-1] + (1,), a.dtype),
+                           np.cumprod(flat, axis=-1)[..., :-1]], axis=-1)
+    right = np.concatenate([np.cumprod(flat[..., ::-1], axis=-1)[..., :-1][..., ::-1],
+                            np.ones(flat.shape[:-1] + (1,), a.dtype)], axis=-1)
+    others = (left * right).reshape(moved.shape) if n else flat.reshape(moved.shape)
+    return np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
+
+
+def _prod_others(F, a, dims_):
+    if type(a) is np.ndarray or isinstance(a, np.generic):
+        return _others_array(np.asarray(a), dims_)
+    return record(PROD_OTHERS, _others_array(a.array, dims_), (a,), {"dims": dims_})
+
+
+def _prod_others_vjp(F, g, out, a, dims):
+    """Second derivative of prod where an element is zero: d/da_j of Σ_i g_i·Π_{k≠i} a_k.
+    Not differentiable again (torch's cumprod-based formula would be)."""
+    arr, garr = _array_of(a), _array_of(g)
+    if not (type(g) is np.ndarray or isinstance(g, np.generic)) and (
+            g.requires_grad or a.requires_grad):
+        raise RuntimeError("autodiff does not support derivatives of prod() beyond the second "
+                           "where an element is zero")
+    axes = tuple(range(arr.ndim)) if dims is None else dims
+    ends = tuple(range(-len(axes), 0))
+    moved = np.moveaxis(arr, axes, ends)
+    lead = moved.shape[:moved.ndim - len(axes)]
+    rows = moved.reshape((-1, int(np.prod(moved.shape[len(lead):], dtype=np.int64))))
+    grows = np.moveaxis(np.broadcast_to(garr, arr.shape), axes, ends).reshape(rows.shape)
+    result = np.zeros_like(rows)
+    for j in range(rows.shape[1]):
+        others_wo_j = rows.copy()
+        others_wo_j[:, j] = 1
+        others = _others_array(others_wo_j, (1,))
+        others[:, j] = 0
+        result[:, j] = np.sum(grows * others, axis=1)
+    result = np.moveaxis(result.reshape(moved.shape), ends, axes)
+    return result if type(a) is np.ndarray else type(a)._wrap(result)
+
+
+PROD_OTHERS = op("ProdBackwardBackward0", _prod_others_vjp, saves="i",
+                 explain="the product of all the other elements",
+                 formulas=("∂(Π_{k≠i} a_k)/∂a_j",),
+                 check=Check(lambda a: (a * 0).prod() + a.prod(), (away_from_zero(3),)))
+PROD_ALL = op("ProdBackward0", lambda F, g, out, a: _prod_vjp(F, g, out, a, None, False),
+              saves="io", explain="a product of all elements: each gets g times the others",
+              formulas=("∂(Πa)/∂aᵢ = Π_{k≠i} a_k",),
+              check=Check(lambda a: a.prod(), (away_from_zero(2, 3),)))
+PROD_DIM = op("ProdBackward1", _prod_vjp, saves="io",
+              explain="a product along a dim: each gets g times the others in its row",
+              formulas=("∂(Π_d a)/∂aᵢ = Π_{k≠i} a_k",),
+              check=Check(lambda a: a.prod(1), (away_from_zero(2, 3),)))
+
+
+@exposes(PROD_ALL, PROD_DIM, functions=("prod",), methods=("prod",))
+def prod(a, dim=None, keepdim=False, dtype=None):
+    x = a.array
+    out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
+    if dtype is not None:
+        out_dt = dtype.np
+    if dim is None:
+        return record(PROD_ALL, np.prod(x, dtype=out_dt), (a,))
+    chosen = reduce_dims(dim, x.ndim)
+    out = np.prod(x, axis=chosen, keepdims=keepdim, dtype=out_dt)
+    return record(PROD_DIM, out, (a,), {"dims_": chosen, "keepdim": keepdim})
+
+
+# === norm =======================================================================================
+
+def _norm_vjp(F, g, out, a, dims_, keepdim):
+    if dims_ is not None and not keepdim:
+        g = _unsqueeze_dims(F, g, dims_, a.ndim, False)
+        out = _unsqueeze_dims(F, out, dims_, a.ndim, False)
+    # torch masks the 0/0 at a zero norm to 0
+    return g * F.masked_fill(a / out, out == 0, 0.0)
+
+
+NORM = op("LinalgVectorNormBackward0", _norm_vjp, saves="io",
+          explain="the 2-norm: each element gets g times a/‖a‖", formulas=("∂‖a‖/∂a = a/‖a‖: g·a/out",),
+          check=Check(lambda a: a.norm(), (any_(2, 3),)))
+
+
+@exposes(NORM, functions=("norm",), methods=("norm",))
+def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
+    if p not in ("fro", 2, 2.0):
+        raise NotImplementedError("only the 2-norm is supported")
+    if a.array.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {type_word(a.array.dtype)}")
+    x = floating(a)
+    chosen = None if dim is None else reduce_dims(dim, x.ndim)
+    out = np.sqrt(np.sum(x * x, axis=chosen, keepdims=keepdim))
+    return record(NORM, out.astype(x.dtype, copy=False), (a,), {"dims_": chosen, "keepdim": keepdim})
+
+
+# === max and min ================================================================================
+
+class ReturnType(tuple):
+    """torch.return_types.max/min: a (values, indices) pair with names."""
+
+    _tg_public = frozenset({"values", "indices"})
+    kind = "max"
+
+    def __new__(cls, kind, values, indices):
+        pair = tuple.__new__(cls, (values, indices))
+        pair.kind = kind
+        return pair
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        return format_return_type(self.kind, repr(self[0]), repr(self[1]))
+
+    __str__ = __repr__
+
+
+def _evenly_distribute(F, g, out, a):
+    """Whole-tensor max/min: tied elements share the gradient evenly."""
+    mask = a == out
+    return F.masked_fill(F.zeros_like(a), mask, g / mask.sum())
+
+
+def _to_index(F, g, out, a, dim, keepdim, indices):
+    """max/min along a dim: the gradient goes to the returned index."""
+    if not keepdim and a.ndim:
+        g = F.unsqueeze(g, dim)
+        indices = np.expand_dims(indices, dim)
+    return F.scatter(F.zeros_like(a), dim, indices, g)
+
+
+MAX_ALL = op("MaxBackward1", _evenly_distribute, saves="io",
+             explain="the largest element gets g (tied elements share it)",
+             formulas=("∂max(a)/∂aᵢ = [aᵢ = max]/count",),
+             check=Check(lambda a: a.max(), (any_(2, 3),)))
+MIN_ALL = op("MinBackward1", _evenly_distribute, saves="io",
+             explain="the smallest element gets g (tied elements share it)",
+             formulas=("∂min(a)/∂aᵢ = [aᵢ = min]/count",),
+             check=Check(lambda a: a.min(), (any_(2, 3),)))
+MAX_DIM = op("MaxBackward0", _to_index, saves="i",
+             explain="along a dim, each row's largest element gets g",
+             formulas=("g placed at the argmax",),
+             check=Check(lambda a: a.max(dim=1).values, (any_(2, 3),)))
+MIN_DIM = op("MinBackward0", _to_index, saves="i",
+             explain="along a dim, each row's smallest element gets g",
+             formulas=("g placed at the argmin",),
+             check=Check(lambda a: a.min(0, keepdim=True)[0], (any_(2, 3),)))
+
+
+def _extreme(kind, a, dim, keepdim):
+    x = a.array
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError(
+                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument.")
+        out = x.max() if kind == "max" else x.min()
+        return record(MAX_ALL if kind == "max" else MIN_ALL, out, (a,))
+    d = dims(dim, x.ndim)[0]
+    if not x.ndim:
+        result = record(MAX_DIM if kind == "max" else MIN_DIM, x, (a,),
+                        {"dim": 0, "keepdim": keepdim, "indices": np.zeros((), np.int64)})
+        return ReturnType(kind, result, type(a)._wrap(np.zeros((), np.int64)))
+    idx = np.argmax(x, axis=d) if kind == "max" else np.argmin(x, axis=d)
+    values = np.take_along_axis(x, np.expand_dims(idx, d), axis=d)
+    if not keepdim:
+        values = np.squeeze(values, d)
+        idx_out = idx
+    else:
+        idx_out = np.expand_dims(idx, d)
+    entry = MAX_DIM if kind == "max" else MIN_DIM
+    result = record(entry, values, (a,), {"dim": d, "keepdim": keepdim, "indices": idx_out})
+    return ReturnType(kind, result, type(a)._wrap(idx_out.astype(np.int64)))
+
+
+@exposes(MAX_ALL, MAX_DIM, functions=("max",), methods=("max",))
+def max(a, dim=None, keepdim=False):
+    if dim is not None and type(dim) not in NUMBERS and not isinstance(dim, (tuple, list)):
+        return maximum(a, dim)  # torch.max(a, b) of two tensors
+    return _extreme("max", a, dim, keepdim)
+
+
+@exposes(MIN_ALL, MIN_DIM, functions=("min",), methods=("min",))
+def min(a, dim=None, keepdim=False):
+    if dim is not None and type(dim) not in NUMBERS and not isinstance(dim, (tuple, list)):
+        return minimum(a, dim)
+    return _extreme("min", a, dim, keepdim)
+
+
+@exposes(functions=("argmax",), methods=("argmax",))
+def argmax(a, dim=None, keepdim=False):
+    return _arg_extreme(np.argmax, a, dim, keepdim)
+
+
+@exposes(functions=("argmin",), methods=("argmin",))
+def argmin(a, dim=None, keepdim=False):
+    return _arg_extreme(np.argmin, a, dim, keepdim)
+
+
+def _arg_extreme(pick, a, dim, keepdim):
+    x = a.array
+    if dim is None:
+        out = np.asarray(pick(x.reshape(-1)), dtype=np.int64)
+        return type(a)._wrap(out.reshape((1,) * x.ndim) if keepdim else out)
+    d = dims(dim, x.ndim)[0]
+    out = pick(x, axis=d) if x.ndim else np.zeros((), np.int64)
+    if keepdim and x.ndim:
+        out = np.expand_dims(out, d)
+    return type(a)._wrap(np.asarray(out, dtype=np.int64))
+
+
+def _split_tie(F, g, a, b, loses):
+    """maximum/minimum: a tie gives each input half; the losing side gets nothing."""
+    return F.masked_fill(F.where(a == b, F.div_scalar(g, 2), g), loses, 0.0)
+
+
+MAXIMUM = op("MaximumBackward0", lambda F, g, out, a, b: _split_tie(F, g, a, b, a < b),
+             lambda F, g, out, a, b: _split_tie(F, g, a, b, a > b), saves="i",
+             explain="elementwise max: the larger input gets g (a tie gives each half)",
+             formulas=("g where a > b", "g where b > a"),
+             check=Check(lambda a, b: a.maximum(b), (any_(2, 3), any_(3))))
+MINIMUM = op("MinimumBackward0", lambda F, g, out, a, b: _split_tie(F, g, a, b, a > b),
+             lambda F, g, out, a, b: _split_tie(F, g, a, b, a < b), saves="i",
+             explain="elementwise min: the smaller input gets g (a tie gives each half)",
+             formulas=("g where a < b", "g where b < a"),
+             check=Check(lambda a, b: a.minimum(b), (any_(2, 3), any_(3))))
+
+
+@exposes(MAXIMUM, functions=("maximum",), methods=("maximum",))
+def maximum(a, b):
+    x, y, dt = _tensor_pair(a, b, "maximum")
+    return record(MAXIMUM, finish(np.maximum(x, y), dt), (a, b))
+
+
+@exposes(MINIMUM, functions=("minimum",), methods=("minimum",))
+def minimum(a, b):
+    x, y, dt = _tensor_pair(a, b, "minimum")
+    return record(MINIMUM, finish(np.minimum(x, y), dt), (a, b))
+
+
+def _tensor_pair(a, b, name):
+    if type(b) is not type(a):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(b).__name__}")
+    try:
+        return binary(a, b)
+    except NotAnOperand:
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor") from None
+
+
+_ = builtins  # the builtins stay reachable under this module's sum/max/min

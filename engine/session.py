@@ -1,0 +1,190 @@
+"""The state of one program run: grad mode, limits, random numbers, observers, print options.
+
+Everything PyTorch keeps per process (and a tool keeps per run) lives in one `Session`
+object, held in a context variable: two programs run in two threads (or two contexts) of
+one process never see each other's grad mode, memory limit or random stream. Library code
+that runs no program gets a default session per thread, like a fresh Python process.
+
+    with Session(max_bytes=1 << 30).active():
+        ...   # engine calls here see this session
+
+Hot paths read `current()` once per op (a context-variable lookup costs about as much as
+the class attribute it replaced).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+
+def machine_memory() -> int:
+    """Physical memory in bytes (0 when unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+# the largest single tensor by default: a quarter of the machine leaves room for the graph
+DEFAULT_MAX_BYTES = machine_memory() // 4 or None
+
+
+class PrintOptions:
+    """torch.set_printoptions: what `print(tensor)` uses."""
+
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self) -> None:
+        self.precision = 4
+        self.threshold = 1000  # summarize when numel() is strictly greater
+        self.edgeitems = 3
+        self.linewidth = 80
+        self.sci_mode = None  # None: decided per tensor
+
+
+class Session:
+    """One run's engine state. Observers are callables set by tools that watch a run
+    (`autodiff explain`, `graph`, `check`): see `Observers`."""
+
+    __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
+                 "observers", "print_options", "__weakref__")
+
+    def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
+                 timeout: float | None = None) -> None:
+        self.grad_enabled = True
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.generator = None  # made on first draw: numpy.random costs ~6 ms to import
+        self.observers = Observers()
+        self.print_options = PrintOptions()
+
+    def for_run(self, *, timeout: float | None = None) -> "Session":
+        """A session for a program run inside this one: a fresh process's state, this
+        session's memory limit and observers (a tool watching runs watches each)."""
+        run = Session(max_bytes=self.max_bytes, timeout=timeout)
+        run.observers = self.observers
+        return run
+
+    @contextmanager
+    def active(self):
+        """Make this the current session while the block runs (in this context only)."""
+        if self.timeout is not None:
+            self.deadline = time.monotonic() + self.timeout
+        token = _current.set(self)
+        try:
+            yield self
+        finally:
+            _current.reset(token)
+
+
+class Observers:
+    """Hooks of tools that watch a run; each None unless a tool sets it.
+
+    `created(tensor)`: each tensor a creation function makes, in program order.
+    `backward_started(tensors, grad_tensors, create_graph, is_grad)`: a backward() or
+    autograd.grad() begins; may return replacement grad_tensors. `backward_step(node,
+    grad_in, grads_out)`: each node run (grads_out None for an AccumulateGrad).
+    `backward_finished(ok)`: the pass ended."""
+
+    __slots__ = ("created", "backward_started", "backward_step", "backward_finished")
+
+    def __init__(self) -> None:
+        self.created = None
+        self.backward_started = None
+        self.backward_step = None
+        self.backward_finished = None
+
+
+# Outside any run (library use, tests), engine calls see this default session, as code in a
+# fresh Python process sees torch's process state.
+DEFAULT_SESSION = Session()
+_current: contextvars.ContextVar[Session] = contextvars.ContextVar("autodiff_session",
+                                                                  default=DEFAULT_SESSION)
+current = _current.get  # the running program's session (a C call: ops read it on every call)
+
+
+def check_allocation(shape, dtype) -> None:
+    """Refuse a tensor larger than the session's limit, naming its shape and size."""
+    limit = current().max_bytes
+    if limit is None:
+        return
+    count = 1
+    for n in shape:
+        count *= int(n)
+    size = count * np.dtype(dtype).itemsize
+    if size > limit:
+        raise MemoryError(
+            f"a tensor of shape {list(map(int, shape))} ({np.dtype(dtype).name}) needs "
+            f"{size:,} bytes, over the memory limit of {limit:,} bytes (--max-memory)")
+
+
+# --- grad mode -------------------------------------------------------------------------------
+
+def is_grad_enabled() -> bool:
+    return current().grad_enabled
+
+
+class _GradModeContext:
+    """no_grad / enable_grad: switch grad mode inside `with` (or a decorated function)."""
+
+    _tg_public = frozenset()
+    _target = True
+
+    def __enter__(self):
+        session = current()
+        self._previous = session.grad_enabled
+        session.grad_enabled = self._target
+        return None
+
+    def __exit__(self, *exc):
+        current().grad_enabled = self._previous
+        return False
+
+    def __call__(self, function):
+        """As a decorator: the function runs in this grad mode."""
+        target = self._target
+
+        def run_in_mode(*args, **kwargs):
+            session = current()
+            previous = session.grad_enabled
+            session.grad_enabled = target
+            try:
+                return function(*args, **kwargs)
+            finally:
+                session.grad_enabled = previous
+        run_in_mode.__name__ = run_in_mode.__qualname__ = getattr(function, "__name__", "f")
+        return run_in_mode
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
+
+
+class no_grad(_GradModeContext):
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Switches at once (torch does, so a plain call works); as `with`, restores on exit the
+    mode that was current when it was made."""
+
+    def __init__(self, mode: bool):
+        session = current()
+        self._target = bool(mode)
+        self._previous = session.grad_enabled
+        session.grad_enabled = self._target
+
+    def __enter__(self):
+        return None
+
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._target})"
