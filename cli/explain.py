@@ -79,18 +79,21 @@ def _fmt(array) -> str:
     return format_tensor(np.asarray(array))
 
 
-def pick_call(trace: Trace, root: str | None) -> BackwardCall:
+def pick_call(trace: Trace, root: str | None) -> tuple[int, BackwardCall]:
+    """The backward call to explain and its position in trace.calls (the last one on
+    `root`, else the last one)."""
     if not trace.calls:
         raise UsageError("the program never calls backward(): nothing to explain")
     if root is None:
-        return trace.calls[-1]
+        return len(trace.calls) - 1, trace.calls[-1]
     tensors = trace.tensors()
     if root not in tensors:
         raise UsageError(f"--root {root}: no top-level tensor of that name")
-    for call in reversed(trace.calls):
+    for number in reversed(range(len(trace.calls))):
+        call = trace.calls[number]
         if call.tensor is tensors[root] or (call.tensor.grad_fn is not None
                                              and call.tensor.grad_fn is tensors[root].grad_fn):
-            return call
+            return number, call
     raise UsageError(f"--root {root}: backward() was never called on {root}")
 
 
@@ -98,19 +101,19 @@ def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
     """The explanation as plain lines (render_explain styles them)."""
     trace = trace_source(source, record_steps=True, reseed=True)
     trace.raise_error()
-    call = pick_call(trace, root)
-    number = trace.calls.index(call)
+    number, call = pick_call(trace, root)
     namer = Namer(trace)
     tnames = trace.tensor_names()
-    name = tnames.get(id(call.tensor), "the output")
-    lines = [f"backward() call {number + 1} of {len(trace.calls)}, on {name} "
+    name = tnames.get(id(call.tensor))
+    symbol = name or "out"  # what ∂ formulas call the output
+    lines = [f"backward() call {number + 1} of {len(trace.calls)}, on {name or 'the output'} "
              f"{shape_text(call.value.shape)} = {_fmt(call.value)}"]
     if call.value.size != 1 or call.explicit_seed:
-        lines += _vjp_lines(source, trace, call, number, namer)
+        lines += _vjp_lines(source, trace, call, number, symbol)
     if call.explicit_seed:
         lines.append(f"seed: the gradient argument v = {_fmt(call.seed)}")
     else:
-        lines.append(f"seed: ∂{name}/∂{name} = {_fmt(call.seed)}")
+        lines.append(f"seed: ∂{symbol}/∂{symbol} = {_fmt(call.seed)}")
     for i, step in enumerate(call.steps, 1):
         node = step.node
         if type(node) is AccumulateGrad:
@@ -144,7 +147,7 @@ def _sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     return np.sum(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
 
 
-def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, namer: Namer) -> list[str]:
+def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: str) -> list[str]:
     """J, v and vᵀJ for each leaf this call reaches (rows of J from backward(eᵢ) re-runs)."""
     y = call.value
     rows: dict[int, list] = {}
@@ -169,7 +172,7 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, namer: Nam
             continue
         leaf = tnames.get(id(trace.created[k]), f"leaf #{k}")
         jac = np.stack(row_list)
-        lines.append(f"    J = ∂y/∂{leaf} {shape_text(jac.shape)} =")
+        lines.append(f"    J = ∂{symbol}/∂{leaf} {shape_text(jac.shape)} =")
         lines.extend("        " + s for s in _fmt(jac).split("\n"))
         lines.append(f"    vᵀJ = {_fmt(v @ jac)}  (what {leaf}.grad receives)")
     return lines

@@ -23,7 +23,9 @@ from .outcome import ProgramError
 from .source import LoadedSource
 
 
-@dataclass
+# The records below hold arrays and tensors, whose == is elementwise: they compare by
+# identity (eq=False), so `in`, `index` and `==` on them never touch their contents.
+@dataclass(eq=False)
 class Step:
     """One node the engine ran: the gradient arriving and the rule's gradients per input
     (before they are summed to each input's shape); grads_out is None for AccumulateGrad."""
@@ -33,7 +35,7 @@ class Step:
     grads_out: list | None
 
 
-@dataclass
+@dataclass(eq=False)
 class BackwardCall:
     tensor: Tensor
     value: np.ndarray  # the tensor's value when backward was called
@@ -44,7 +46,7 @@ class BackwardCall:
     steps: list[Step] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class Trace:
     source: LoadedSource
     globals: dict[str, Any]
