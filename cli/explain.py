@@ -9,6 +9,7 @@ row by re-running the program with backward(eᵢ)).
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import TextIO
 
@@ -97,9 +98,11 @@ def pick_call(trace: Trace, root: str | None) -> tuple[int, BackwardCall]:
     raise UsageError(f"--root {root}: backward() was never called on {root}")
 
 
-def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
-    """The explanation as plain lines (render_explain styles them)."""
-    trace = trace_source(source, record_steps=True, reseed=True)
+def explain_lines(source: LoadedSource, root: str | None = None,
+                  err: TextIO | None = None) -> list[str]:
+    """The explanation as plain lines (render_explain styles them); the program's warnings
+    go to `err` once (the re-runs that build J drop theirs)."""
+    trace = trace_source(source, err=err, record_steps=True, reseed=True)
     trace.raise_error()
     number, call = pick_call(trace, root)
     namer = Namer(trace)
@@ -154,7 +157,8 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: st
     for i in range(y.size):
         e = np.zeros(y.size, dtype=y.dtype)
         e[i] = 1
-        run = trace_source(source, reseed=True, seeds={number: e.reshape(y.shape)})
+        run = trace_source(source, err=io.StringIO(), reseed=True,
+                           seeds={number: e.reshape(y.shape)})
         if run.error is not None or len(run.calls) <= number:
             return ["(J could not be rebuilt: the program runs differently)"]
         for k, t in enumerate(run.created):
@@ -206,7 +210,7 @@ def explain_path(path: str, *, root: str | None = None, no_color: bool = False,
     err = err or sys.stderr
 
     def action() -> int:
-        render_explain(explain_lines(load_source(path), root), out, no_color=no_color)
+        render_explain(explain_lines(load_source(path), root, err), out, no_color=no_color)
         return EXIT_OK
 
     return guarded(action, err)

@@ -82,11 +82,14 @@ class Trace:
             raise ProgramError(self.error, self.source.text)
 
 
-def trace_source(source: LoadedSource, *, out: TextIO | None = None, record_steps: bool = False,
+def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO | None = None,
+                 record_steps: bool = False,
                  on_create: Callable[[int, Tensor], None] | None = None,
                  after_backward: Callable[[int], None] | None = None,
                  reseed: bool = False, seeds: dict[int, np.ndarray] | None = None) -> Trace:
-    """Run `source`, printing to `out` (captured into Trace.output when None)."""
+    """Run `source`, printing to `out` (captured into Trace.output when None); the program's
+    warnings go to `err` (stderr when None). Views that re-run a program pass a throwaway
+    `err` for the re-runs, so each warning is shown once."""
     from autodiff.interpreter import run_source
 
     capture = out is None
@@ -101,7 +104,7 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, record_step
         trace.created.append(t)
 
     with _observers(trace, created, record_steps, after_backward, seeds or {}):
-        result = run_source(source.text, source.filename, out=stream)
+        result = run_source(source.text, source.filename, out=stream, err=err)
     trace.globals = result.globals
     trace.assigned_lines = result.assigned_lines
     trace.error = result.error
