@@ -267,3 +267,14 @@ def test_a_wrong_exit_status_is_reported(tmp_path: Path) -> None:
     assert baseline(sample).backward_calls == 0
     found = problems(sample, "explain", Outcome(0, "", ""), tmp_path)
     assert any("exit status 0, documented: 2" in p for p in found)
+
+
+def test_explain_numbers_the_call_it_explains() -> None:
+    """Among several backward calls: the last one on --root, counted by position."""
+    from autodiff.cli.explain import explain_lines
+    from autodiff.cli.source import load_source
+
+    sample = str(ROOT / "samples" / "grad_accumulation.tg")  # y twice, then z twice
+    assert explain_lines(load_source(sample), "y")[0] == \
+        "backward() call 2 of 4, on y [] = tensor(14.)"
+    assert explain_lines(load_source(sample))[0].startswith("backward() call 4 of 4, on z ")
