@@ -16,10 +16,11 @@ How the program is run
 The source is written to a temporary file and executed by a small runner script
 (``_RUNNER`` below) with ``exec(compile(source, "<path>", "exec"), namespace)``
 in a fresh ``__main__``-like namespace whose builtins are the language's, after the
-runner's checks (reference_gate.CHILD_GATE) accept the text as CPython parses it.  Instead of editing the text to prepend
-``import torch`` (which would shift every line number, or break a first line
-that opens a compound statement), the runner binds ``torch`` in that namespace
-before executing, exactly as a prepended ``import torch`` would.  Line numbers in
+runner's checks (reference_gate.CHILD_GATE) accept the text as CPython parses it.
+Instead of editing the text to prepend ``import torch`` (which would shift every
+line number, or break a first line that opens a compound statement), the runner
+binds ``torch`` in that namespace before executing, exactly as a prepended
+``import torch`` would.  Line numbers in
 the traceback (which goes to ``ReferenceResult.stderr``) are therefore the
 program's own.  A program "lacks" ``import torch`` when it has no plain
 ``import torch`` statement (``import torch.nn as nn`` alone does not count,

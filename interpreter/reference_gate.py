@@ -48,9 +48,10 @@ def language_surface() -> dict[str, list[str]]:
                 continue
             seen.add(kind)
             stack.append(kind)
-            if kind.__module__.startswith("autodiff."):
-                readable |= vars(kind).get("_tg_public", frozenset())
-                writable |= vars(kind).get("_tg_writable", frozenset())
+            own = vars(kind)  # some classes elsewhere make __module__ a descriptor
+            if isinstance(own.get("__module__"), str) and own["__module__"].startswith("autodiff."):
+                readable |= own.get("_tg_public", frozenset())
+                writable |= own.get("_tg_writable", frozenset())
     return {"builtins": sorted(make_builtins(Runtime())), "modules": sorted(MODULES),
             "readable": sorted(readable), "writable": sorted(writable)}
 
