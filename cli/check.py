@@ -12,6 +12,7 @@ graph, not the training trajectory.
 
 from __future__ import annotations
 
+import io
 import sys
 from dataclasses import dataclass
 from typing import TextIO
@@ -30,7 +31,7 @@ RTOL, ATOL = 1e-5, 1e-6  # float64 central differences with eps=1e-6 are good to
 MAX_ELEMENTS = 256  # per leaf; larger leaves are checked on an even sample of elements
 
 
-@dataclass
+@dataclass(eq=False)  # holds arrays (in report): compared by identity, like the trace records
 class LeafCheck:
     name: str
     index: int  # creation index: the leaf is found again in re-runs by this
@@ -47,7 +48,7 @@ class LeafCheck:
         return self.report.ok(rtol=self.rtol, atol=self.atol)
 
 
-@dataclass
+@dataclass(eq=False)
 class CheckResult:
     leaves: list[LeafCheck]
     target: str | None  # the name of what backward was last called on
@@ -68,8 +69,10 @@ def _widen(t: Tensor) -> None:
         _set(t, np.array(t.array, dtype=np.float64))
 
 
-def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
-    first = trace_source(source)
+def check_source(source: LoadedSource, *, eps: float = 1e-6,
+                 err: TextIO | None = None) -> CheckResult:
+    """The check; the program's warnings go to `err` once (the re-runs' are dropped)."""
+    first = trace_source(source, err=err)
     first.raise_error()
     if not first.calls:
         raise UsageError("the program never calls backward(): nothing to check")
@@ -80,7 +83,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
     target = names.get(id(first.calls[-1].tensor))
 
     widen = True
-    wide = trace_source(source, on_create=lambda k, t: _widen(t))
+    wide = trace_source(source, err=io.StringIO(), on_create=lambda k, t: _widen(t))
     if wide.error is not None or len(wide.calls) != n_calls:
         # widening changed what the program does (e.g. `.double()` became a no-op): check
         # in the program's own dtypes, with a step and tolerance float32 can bear
@@ -107,7 +110,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6) -> CheckResult:
             if late and n == n_calls - 1:
                 _nudge(made[k], idx, delta)
 
-        run = trace_source(source, on_create=created, after_backward=after)
+        run = trace_source(source, err=io.StringIO(), on_create=created, after_backward=after)
         if run.error is not None or len(run.calls) != n_calls:
             raise ToolError(f"re-running with a perturbed leaf changed the run: "
                             f"{run.error.headline() if run.error else 'different backward calls'}")
@@ -219,7 +222,7 @@ def check_path(path: str, *, eps: float = 1e-6, no_color: bool = False,
     err = err or sys.stderr
 
     def action() -> int:
-        result = check_source(load_source(path), eps=eps)
+        result = check_source(load_source(path), eps=eps, err=err)
         render_check(result, out, no_color=no_color)
         return EXIT_OK if result.ok else EXIT_FAILED
 

@@ -9,6 +9,7 @@ row by re-running the program with backward(eᵢ)).
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import TextIO
 
@@ -28,38 +29,43 @@ def _fmt(array) -> str:
     return format_tensor(np.asarray(array))
 
 
-def pick_call(trace: Trace, root: str | None) -> BackwardCall:
+def pick_call(trace: Trace, root: str | None) -> tuple[int, BackwardCall]:
+    """The backward call to explain and its position in trace.calls (the last one on
+    `root`, else the last one)."""
     if not trace.calls:
         raise UsageError("the program never calls backward(): nothing to explain")
     if root is None:
-        return trace.calls[-1]
+        return len(trace.calls) - 1, trace.calls[-1]
     tensors = trace.tensors()
     if root not in tensors:
         raise UsageError(f"--root {root}: no top-level tensor of that name")
-    for call in reversed(trace.calls):
+    for number in reversed(range(len(trace.calls))):
+        call = trace.calls[number]
         if call.tensor is tensors[root] or (call.tensor.grad_fn is not None
                                              and call.tensor.grad_fn is tensors[root].grad_fn):
-            return call
+            return number, call
     raise UsageError(f"--root {root}: backward() was never called on {root}")
 
 
-def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
-    """The explanation as plain lines (render_explain styles them)."""
-    trace = trace_source(source, record_steps=True)
+def explain_lines(source: LoadedSource, root: str | None = None,
+                  err: TextIO | None = None) -> list[str]:
+    """The explanation as plain lines (render_explain styles them); the program's warnings
+    go to `err` once (the re-runs that build J drop theirs)."""
+    trace = trace_source(source, err=err, record_steps=True)
     trace.raise_error()
-    call = pick_call(trace, root)
-    number = trace.calls.index(call)
+    number, call = pick_call(trace, root)
     namer = Namer(trace)
     tnames = trace.tensor_names()
-    name = tnames.get(id(call.tensor), "the output")
-    lines = [f"backward() call {number + 1} of {len(trace.calls)}, on {name} "
+    name = tnames.get(id(call.tensor))
+    symbol = name or "out"  # what ∂ formulas call the output
+    lines = [f"backward() call {number + 1} of {len(trace.calls)}, on {name or 'the output'} "
              f"{shape_text(call.value.shape)} = {_fmt(call.value)}"]
     if call.value.size != 1 or call.explicit_seed:
-        lines += _vjp_lines(source, trace, call, number, namer)
+        lines += _vjp_lines(source, trace, call, number, symbol)
     if call.explicit_seed:
         lines.append(f"seed: the gradient argument v = {_fmt(call.seed)}")
     else:
-        lines.append(f"seed: ∂{name}/∂{name} = {_fmt(call.seed)}")
+        lines.append(f"seed: ∂{symbol}/∂{symbol} = {_fmt(call.seed)}")
     for i, step in enumerate(call.steps, 1):
         node = step.node
         if type(node) is AccumulateGrad:
@@ -86,14 +92,14 @@ def explain_lines(source: LoadedSource, root: str | None = None) -> list[str]:
     return _align(lines)
 
 
-def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, namer: Namer) -> list[str]:
+def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: str) -> list[str]:
     """J, v and vᵀJ for each leaf this call reaches (rows of J from backward(eᵢ) re-runs)."""
     y = call.value
     rows: dict[int, list] = {}
     for i in range(y.size):
         e = np.zeros(y.size, dtype=y.dtype)
         e[i] = 1
-        run = trace_source(source, seeds={number: e.reshape(y.shape)})
+        run = trace_source(source, err=io.StringIO(), seeds={number: e.reshape(y.shape)})
         if run.error is not None or len(run.calls) <= number:
             return ["(J could not be rebuilt: the program runs differently)"]
         for k, t in enumerate(run.created):
@@ -111,7 +117,7 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, namer: Nam
             continue
         leaf = tnames.get(id(trace.created[k]), f"leaf #{k}")
         jac = np.stack(row_list)
-        lines.append(f"    J = ∂y/∂{leaf} {shape_text(jac.shape)} =")
+        lines.append(f"    J = ∂{symbol}/∂{leaf} {shape_text(jac.shape)} =")
         lines.extend("        " + s for s in _fmt(jac).split("\n"))
         lines.append(f"    vᵀJ = {_fmt(v @ jac)}  (what {leaf}.grad receives)")
     return lines
@@ -145,7 +151,7 @@ def explain_path(path: str, *, root: str | None = None, no_color: bool = False,
     err = err or sys.stderr
 
     def action() -> int:
-        render_explain(explain_lines(load_source(path), root), out, no_color=no_color)
+        render_explain(explain_lines(load_source(path), root, err), out, no_color=no_color)
         return EXIT_OK
 
     return guarded(action, err)

@@ -38,6 +38,9 @@ __all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT",
 DEFAULT_TIMEOUT = 60.0  # seconds per program, so one endless loop cannot hang a class's suite
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 REFERENCES = ("autodiff", "torch")
+TORCH_WARNING = ("autodiff: warning: --reference torch runs each program as real Python with "
+                 "PyTorch, outside autodiff's sandbox; a program that is not valid .tg is "
+                 "refused first, but use it only on programs you trust")
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
@@ -327,9 +330,13 @@ def sync_expected(program: Path, expected: Expected, *,
 
 
 def _update_one(program: Path, reference: str, timeout: float | None, check: bool) -> UpdateResult:
+    from autodiff.interpreter.reference import ReferenceRefused
+
     make = expected_from_torch if reference == "torch" else expected_from_autodiff
     try:
         expected = make(program, timeout)
+    except ReferenceRefused as exc:  # its text is the diagnostic, with the caret line
+        return UpdateResult(str(program), [], f"refused, not run under PyTorch:\n{exc}")
     except Exception as exc:  # ReferenceRunError, ReferenceTimeout, an unreadable file
         return UpdateResult(str(program), [], f"{type(exc).__name__}: {exc}")
     return UpdateResult(str(program), sync_expected(program, expected, check=check))
@@ -342,6 +349,8 @@ def update_expected(programs: Sequence[Path], *, reference: str = "torch",
     """Write (or, with check, compare) each program's expected files from `reference`."""
     if reference not in REFERENCES:
         raise UsageError(f"--reference must be one of {', '.join(REFERENCES)}, not {reference!r}")
+    if reference == "torch":
+        (err or sys.stderr).write(TORCH_WARNING + "\n")
     jobs = jobs or os.cpu_count() or 1
     task = partial(_update_one, reference=reference, timeout=timeout, check=check)
     label = f"running under {reference}"

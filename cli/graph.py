@@ -266,7 +266,7 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
         if suffix is not None and suffix not in TEXT_SUFFIXES and suffix not in RENDER_SUFFIXES:
             raise UsageError(f"-o {output}: the suffix must be one of "
                              f"{', '.join([*RENDER_SUFFIXES, *TEXT_SUFFIXES])}")
-        trace = trace_source(load_source(path))
+        trace = trace_source(load_source(path), err=err)
         trace.raise_error()
         graph = build_graph(trace, root)
         if output is None:

@@ -149,7 +149,11 @@ def test(
         "--update", help="Write NAME.out/NAME.err from autodiff's own output instead.")] = False,
     reference: Annotated[Optional[str], typer.Option(
         "--reference", metavar="torch", help="Write NAME.out/NAME.err by running each program "
-                                            "under this reference (torch: real PyTorch).")] = None,
+                                            "under this reference (torch: real PyTorch). This "
+                                            "runs the program as real Python, outside "
+                                            "autodiff's sandbox: a program that is not valid "
+                                            ".tg is refused, but use it only on programs you "
+                                            "trust.")] = None,
     junit_xml: Annotated[Optional[str], typer.Option(
         "--junit-xml", metavar="FILE", help="Also write a JUnit XML report for CI.")] = None,
     json: Annotated[bool, typer.Option("--json", help="One JSON summary (schema "

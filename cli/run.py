@@ -30,7 +30,7 @@ def run_path(path: str, *, quiet: bool = False, out: TextIO | None = None,
             with applied(limits):
                 if quiet and not as_json:
                     return _run_quiet(source, out, err)
-                return _run_reported(source, out, show, as_json, no_color)
+                return _run_reported(source, out, err, show, as_json, no_color)
         finally:
             out.flush()  # what the program printed is kept, whatever stopped it
 
@@ -47,11 +47,12 @@ def _run_quiet(source: LoadedSource, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _run_reported(source: LoadedSource, out: TextIO, show, as_json: bool, no_color: bool) -> int:
+def _run_reported(source: LoadedSource, out: TextIO, err: TextIO, show, as_json: bool,
+                  no_color: bool) -> int:
     from .report import build_report, render_report, report_document, write_json
     from .trace import trace_source
 
-    trace = trace_source(source, out=None if as_json else out)
+    trace = trace_source(source, out=None if as_json else out, err=err)
     out.flush()
     if as_json:
         code = trace.error.exit_code if trace.error is not None else EXIT_OK

@@ -22,7 +22,9 @@ from .outcome import ProgramError
 from .source import LoadedSource
 
 
-@dataclass
+# The records below hold arrays and tensors, whose == is elementwise: they compare by
+# identity (eq=False), so `in`, `index` and `==` on them never touch their contents.
+@dataclass(eq=False)
 class Step:
     """One node the engine ran: the gradient arriving and the rule's gradients per input
     (before they are summed to each input's shape); grads_out is None for AccumulateGrad."""
@@ -32,7 +34,7 @@ class Step:
     grads_out: list | None
 
 
-@dataclass
+@dataclass(eq=False)
 class BackwardCall:
     tensor: Tensor
     value: np.ndarray  # the tensor's value when backward was called
@@ -43,7 +45,7 @@ class BackwardCall:
     steps: list[Step] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class Trace:
     source: LoadedSource
     globals: dict[str, Any]
@@ -79,12 +81,15 @@ class Trace:
             raise ProgramError(self.error, self.source.text)
 
 
-def trace_source(source: LoadedSource, *, out: TextIO | None = None, record_steps: bool = False,
+def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO | None = None,
+                 record_steps: bool = False,
                  on_create: Callable[[int, Tensor], None] | None = None,
                  after_backward: Callable[[int], None] | None = None,
                  seeds: dict[int, np.ndarray] | None = None) -> Trace:
-    """Run `source`, printing to `out` (captured into Trace.output when None). Every run
-    starts from a fresh session, so re-runs draw the same random numbers."""
+    """Run `source`, printing to `out` (captured into Trace.output when None); the program's
+    warnings go to `err` (stderr when None). Views that re-run a program pass a throwaway
+    `err` for the re-runs, so each warning is shown once. Every run starts from a fresh
+    session, so re-runs draw the same random numbers."""
     from autodiff.interpreter import run_source
 
     capture = out is None
@@ -98,7 +103,7 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, record_step
 
     session = current().for_run()
     session.observers = _observers(trace, created, record_steps, after_backward, seeds or {})
-    result = run_source(source.text, source.filename, out=stream, session=session)
+    result = run_source(source.text, source.filename, out=stream, err=err, session=session)
     trace.globals = result.globals
     trace.assigned_lines = result.assigned_lines
     trace.error = result.error

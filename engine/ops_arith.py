@@ -360,7 +360,7 @@ def _comparison(compute, *names):
             return NotImplemented
         return type(a)._wrap(np.asarray(compute(x, y)))
     compare.__name__ = compare.__qualname__ = names[0]
-    return exposes(functions=names, methods=names)(compare)
+    return exposes(functions=[n for n in names if not n.startswith("_")], methods=names)(compare)
 
 
 eq = _comparison(np.equal, "eq", "__eq__")

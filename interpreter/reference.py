@@ -1,5 +1,9 @@
 """Run a .tg program under the reference implementation: real PyTorch.
 
+This runs the program text as real Python, outside autodiff's sandbox: that is the
+reference's purpose. A program that is not valid .tg is refused first (`ReferenceRefused`,
+see reference_gate.py), and the run gets only the language's builtins.
+
 The contract (shared/spec/tg-language.md) says a .tg program must print exactly
 what ``python`` prints for the same text with PyTorch installed, with
 ``import torch`` prepended when the program lacks it, after replacing object
@@ -11,10 +15,12 @@ How the program is run
 ----------------------
 The source is written to a temporary file and executed by a small runner script
 (``_RUNNER`` below) with ``exec(compile(source, "<path>", "exec"), namespace)``
-in a fresh ``__main__``-like namespace.  Instead of editing the text to prepend
-``import torch`` (which would shift every line number, or break a first line
-that opens a compound statement), the runner binds ``torch`` in that namespace
-before executing, exactly as a prepended ``import torch`` would.  Line numbers in
+in a fresh ``__main__``-like namespace whose builtins are the language's, after the
+runner's checks (reference_gate.CHILD_GATE) accept the text as CPython parses it.
+Instead of editing the text to prepend ``import torch`` (which would shift every
+line number, or break a first line that opens a compound statement), the runner
+binds ``torch`` in that namespace before executing, exactly as a prepended
+``import torch`` would.  Line numbers in
 the traceback (which goes to ``ReferenceResult.stderr``) are therefore the
 program's own.  A program "lacks" ``import torch`` when it has no plain
 ``import torch`` statement (``import torch.nn as nn`` alone does not count,
@@ -49,11 +55,14 @@ from dataclasses import dataclass, field
 from autodiff.parser import TgError, parse
 from autodiff.parser import ast as tg_ast
 
+from .reference_gate import CHILD_GATE, REFUSED, check_program, language_surface
+
 __all__ = [
     "ADDRESS_RE",
     "ADDRESS_TOKEN",
     "ReferenceResult",
     "ReferenceRunError",
+    "ReferenceRefused",
     "ReferenceTimeout",
     "normalize_addresses",
     "has_torch_import",
@@ -87,6 +96,39 @@ class ReferenceRunError(RuntimeError):
 
 class ReferenceTimeout(ReferenceRunError):
     """The program did not finish within the timeout."""
+
+
+class ReferenceRefused(ReferenceRunError):
+    """The program is not valid .tg, so it was not run as real Python; its text is the
+    diagnostic (`FILE:LINE:COL: Class: message`, the source line, a caret)."""
+
+    def __init__(self, error: TgError, source: str) -> None:
+        super().__init__(error.render(source))
+        self.error = error
+
+
+def refuse_unless_tg(source: str, filename: str) -> None:
+    """Raise ReferenceRefused unless autodiff's parser, compiler and name checks accept it."""
+    error = check_program(source, filename)
+    if error is not None:
+        raise ReferenceRefused(error, source)
+
+
+def _child_refusal(diagnostic: dict, source: str, filename: str) -> ReferenceRefused:
+    """The child's gate refused the text as CPython reads it."""
+    error = TgError(REFUSED, diagnostic["message"], filename=filename, line=diagnostic["line"],
+                    col=diagnostic["col"], end_col=diagnostic["end_col"])
+    return ReferenceRefused(error, source)
+
+
+def _write_child_files(tmp: str, runner_text: str) -> tuple[str, str]:
+    """The runner script and the language surface it checks against, in `tmp`."""
+    runner, surface = os.path.join(tmp, "_tg_runner.py"), os.path.join(tmp, "surface.json")
+    with open(runner, "w", encoding="utf-8") as f:
+        f.write(runner_text)
+    with open(surface, "w", encoding="utf-8") as f:
+        json.dump(language_surface(), f)
+    return runner, surface
 
 
 def _run_child(cmd: list[str], cwd: str, timeout: float | None, what: str):
@@ -125,18 +167,28 @@ def has_torch_import(source: str) -> bool:
 
 
 # The runner executed in the child process.  argv: program path, error file,
-# "1" if torch must be bound first, file name shown in tracebacks.  Exit codes: 0 ok, 1 program raised,
-# 3 the runner could not even start the program (reported as ReferenceRunError).
+# "1" if torch must be bound first, file name shown in tracebacks, the language surface
+# (JSON).  Exit codes: 0 ok, 1 program raised, 3 the runner could not even start the
+# program (reported as ReferenceRunError), 4 the gate refused it (its diagnostic, as JSON,
+# in the error file).
 _RUNNER = r'''
-import sys, traceback
+import json, sys, traceback
 _path, _errfile, _prepend, _shown = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 try:
     with open(_path, encoding="utf-8") as _f:
         _source = _f.read()
+    with open(sys.argv[5], encoding="utf-8") as _f:
+        _SURFACE = json.load(_f)
 except BaseException:
     traceback.print_exc()
     sys.exit(3)
-_ns = {"__name__": "__main__", "__builtins__": __builtins__}
+''' + CHILD_GATE + r'''
+_refused = _refusal(_source, _shown)
+if _refused is not None:
+    with open(_errfile, "w", encoding="utf-8") as _f:
+        json.dump(_refused, _f)
+    sys.exit(4)
+_ns = _run_namespace()
 import linecache  # lets the traceback quote the program's lines under its shown name
 linecache.cache[_shown] = (len(_source), None, _source.splitlines(True), _shown)
 try:
@@ -201,22 +253,22 @@ def run_with_torch(
     """Run the program text under real PyTorch in a subprocess.
 
     Returns the address-normalized stdout, the exit code (0 ok, 1 the program
-    raised) and the one-line ``ErrorClass: message``.  Raises
+    raised) and the one-line ``ErrorClass: message``.  Raises ``ReferenceRefused``
+    (before running anything) when the text is not valid .tg,
     ``ReferenceTimeout`` when the program runs past ``timeout`` seconds and
     ``ReferenceRunError`` when the child cannot run it at all (e.g. no such
     interpreter, or the child died without a Python exception).  ``filename``
     is only the name shown in the traceback kept in ``stderr``.
     """
+    refuse_unless_tg(source, filename)
     prepend = not has_torch_import(source)
     with tempfile.TemporaryDirectory(prefix="tg-ref-") as tmp:
         prog = os.path.join(tmp, "program.tg")
         errfile = os.path.join(tmp, "error.txt")
-        runner = os.path.join(tmp, "_tg_runner.py")
         with open(prog, "w", encoding="utf-8", newline="") as f:
             f.write(source)
-        with open(runner, "w", encoding="utf-8") as f:
-            f.write(_RUNNER)
-        cmd = [python, runner, prog, errfile, "1" if prepend else "0", filename]
+        runner, surface = _write_child_files(tmp, _RUNNER)
+        cmd = [python, runner, prog, errfile, "1" if prepend else "0", filename, surface]
         proc = _run_child(cmd, tmp, timeout, "program")
         stdout = proc.stdout.decode("utf-8", errors="replace")
         stderr = proc.stderr.decode("utf-8", errors="replace")
@@ -228,6 +280,8 @@ def run_with_torch(
         return ReferenceResult(normalize_addresses(stdout), 0, None, stderr)
     if proc.returncode == 1 and error is not None:
         return ReferenceResult(normalize_addresses(stdout), 1, error, stderr)
+    if proc.returncode == 4 and error is not None:
+        raise _child_refusal(json.loads(error), source, filename)
     tail = stderr.strip().splitlines()[-1:] or ["(no stderr)"]
     raise ReferenceRunError(
         f"reference run failed with exit code {proc.returncode}: {tail[0]}"
@@ -244,7 +298,10 @@ import io, json, linecache, sys, traceback, warnings
 _jobs_path, _results_path = sys.argv[1], sys.argv[2]
 with open(_jobs_path, encoding="utf-8") as _f:
     _jobs = json.load(_f)
+with open(sys.argv[3], encoding="utf-8") as _f:
+    _SURFACE = json.load(_f)
 import torch
+""" + CHILD_GATE + r"""
 _real_out, _real_err = sys.stdout, sys.stderr
 
 def _error_line(_e):
@@ -259,8 +316,13 @@ def _error_line(_e):
 with open(_results_path, "w", encoding="utf-8") as _results:
     for _job in _jobs:
         _source, _shown = _job["source"], _job["shown"]
+        _refused = _refusal(_source, _shown)
+        if _refused is not None:
+            _results.write(json.dumps({"refused": _refused}) + "\n")
+            _results.flush()
+            continue
         linecache.cache[_shown] = (len(_source), None, _source.splitlines(True), _shown)
-        _ns = {"__name__": "__main__", "__builtins__": __builtins__}
+        _ns = _run_namespace()
         _out, _err = io.StringIO(), io.StringIO()
         _code, _error = 0, None
         torch.set_grad_enabled(True)
@@ -308,6 +370,8 @@ def run_many_with_torch(
     ``timeout`` bounds the whole batch (default: 60 s plus 2 s per program);
     past it ``ReferenceTimeout`` is raised, and ``ReferenceRunError`` when the
     child dies (e.g. a crash inside torch), naming the program it was running.
+    ``ReferenceRefused`` names the first program that is not valid .tg (none runs
+    when the parent's checks refuse one).
     """
     sources = list(sources)
     if filenames is None:
@@ -316,17 +380,18 @@ def run_many_with_torch(
         raise ValueError("filenames must name each source once")
     if timeout is None:
         timeout = 60.0 + 2.0 * len(sources)
+    for source, shown in zip(sources, filenames):
+        refuse_unless_tg(source, shown)
     jobs = [{"source": src, "prepend": not has_torch_import(src), "shown": shown}
             for src, shown in zip(sources, filenames)]
     with tempfile.TemporaryDirectory(prefix="tg-ref-batch-") as tmp:
         jobs_path = os.path.join(tmp, "jobs.json")
         results_path = os.path.join(tmp, "results.jsonl")
-        runner = os.path.join(tmp, "_tg_batch_runner.py")
         with open(jobs_path, "w", encoding="utf-8") as f:
             json.dump(jobs, f)
-        with open(runner, "w", encoding="utf-8") as f:
-            f.write(_BATCH_RUNNER)
-        proc = _run_child([python, runner, jobs_path, results_path], tmp, timeout, "batch")
+        runner, surface = _write_child_files(tmp, _BATCH_RUNNER)
+        proc = _run_child([python, runner, jobs_path, results_path, surface], tmp, timeout,
+                          "batch")
         rows = []
         if os.path.exists(results_path):
             with open(results_path, encoding="utf-8") as f:
@@ -338,5 +403,8 @@ def run_many_with_torch(
             f"batch reference run failed with exit code {proc.returncode}{where}: "
             f"{tail[0] if tail else '(no stderr)'}"
         )
+    for row, source, shown in zip(rows, sources, filenames):
+        if "refused" in row:
+            raise _child_refusal(row["refused"], source, shown)
     return [ReferenceResult(normalize_addresses(r["stdout"]), r["exit_code"], r["error"],
                             r["stderr"]) for r in rows]

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, given, settings
 
 from autodiff.interpreter import run_source
 from autodiff.interpreter.reference import (
+    ReferenceRefused,
     normalize_addresses,
     run_many_with_torch,
     run_with_torch,
@@ -188,13 +189,16 @@ def test_batch_reference_matches_single_runs():
         "x = torch.ones(2, requires_grad=True)\nprint((x * 3).sum())\n",
         "import torch\nprint(torch.is_grad_enabled())\ntorch.set_grad_enabled(False)\n",
         "print(torch.is_grad_enabled())\nprint(torch.ones(3)[5])\n",
-        "print('a')\nraise SystemExit(0)\n",
-        "def f(\n",
     ]
     batch = run_many_with_torch(sources)
     for source, got in zip(sources, batch):
         want = run_with_torch(source)
         assert (got.stdout, got.exit_code, got.error) == (want.stdout, want.exit_code, want.error)
+    for not_tg in ("print('a')\nraise SystemExit(0)\n", "def f(\n"):  # neither path runs these
+        with pytest.raises(ReferenceRefused):
+            run_many_with_torch([not_tg])
+        with pytest.raises(ReferenceRefused):
+            run_with_torch(not_tg)
 
 
 # --- pieces that need no torch --------------------------------------------------------------

@@ -1,0 +1,201 @@
+"""The torch reference runs program text as real Python: what is not valid .tg is refused.
+
+Each escape program would create a marker file if Python ran it; its payload comes before
+its `import torch`, so without the gate it would run even where torch is not installed.
+The tests check the refusal (a positioned diagnostic) and that the marker was never made.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from autodiff.cli import golden
+from autodiff.interpreter import reference
+from autodiff.interpreter.reference import (
+    ReferenceRefused,
+    run_many_with_torch,
+    run_with_torch,
+    torch_available,
+)
+from autodiff.interpreter.reference_gate import check_program, language_surface
+
+ROOT = Path(__file__).resolve().parent.parent
+EXE = shutil.which("autodiff")
+needs_torch = pytest.mark.skipif(not torch_available(), reason="torch is not installed")
+MARK = "{marker}"  # replaced by the marker file's path
+
+# name -> (program, what the diagnostic says, the text its caret underlines)
+ESCAPES = {
+    "dunder import": ('__import__("os").system("touch {marker}")\n',
+                      "'__import__' starts with '_'", "__import__"),
+    "import os": ('import os\nos.system("touch {marker}")\n',
+                  "ImportError: import of 'os' is not supported", "import os"),
+    "dunder attribute": ('f = torch.ones\nprint(f.__self__)\nopen("{marker}", "w")\n',
+                         "'__self__' starts with '_'", "__self__"),
+    "exec": ('exec("import os; os.system(\'touch {marker}\')")\n',
+             "'exec' is Python's own builtin", "exec"),
+    "open": ('open("{marker}", "w")\n', "'open' is Python's own builtin", "open"),
+    # Python ends a line at a lone carriage return; autodiff's parser reads one comment
+    "line hidden in a comment": ('# a note\r__import__("os").system("touch {marker}")\n',
+                                 "'__import__' starts with '_'", "__import__"),
+    # Python folds fullwidth letters into ASCII (NFKC): this is `exec`
+    "fullwidth exec": ('ｅｘｅｃ("import os; os.system(\'touch {marker}\')")\n',
+                       "'exec' is Python's own builtin", "ｅｘｅｃ"),
+    "format template built at run time": (
+        'template = "{{0." + "real}}"\nprint(template.format(1))\nopen("{marker}", "w")\n',
+        "str.format is allowed only on a string literal", "format"),
+    "format field lookup": ('print("{{0.real}}".format(1))\nopen("{marker}", "w")\n',
+                            "format field '0.real'", '"{{0.real}}"'),
+    "module attribute write": ('torch.ones = print\nopen("{marker}", "w")\n',
+                               "setting attribute 'ones'", "ones"),
+}
+TORCH_ESCAPES = {  # attributes real PyTorch has outside the language
+    "torch.save": ('torch.save(torch.ones(1), "{marker}")\n', "attribute 'save'", "save"),
+    "numpy": ('torch.ones(1).numpy().tofile("{marker}")\n', "attribute 'numpy'", "numpy"),
+}
+
+
+def _escape(case: tuple[str, str, str], marker: Path) -> tuple[str, str, str]:
+    program, says, caret = case
+    return (program.format(marker=marker) + "import torch\n", says, caret.format())
+
+
+def _assert_refused(exc: ReferenceRefused, says: str, caret: str, marker: Path) -> None:
+    text = str(exc)
+    headline, line, carets = text.split("\n")
+    assert headline.startswith("evil.tg:") and says in headline, text
+    start = len(carets) - len(carets.lstrip())
+    assert line[start:start + len(carets.strip())] == caret, text
+    assert not marker.exists(), "the program ran"
+
+
+@pytest.mark.parametrize("name", list(ESCAPES))
+def test_escape_is_refused_before_python_runs_it(name: str, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    program, says, caret = _escape(ESCAPES[name], marker)
+    with pytest.raises(ReferenceRefused) as refused:
+        run_with_torch(program, filename="evil.tg")
+    _assert_refused(refused.value, says, caret, marker)
+
+
+@pytest.mark.parametrize("name", list(ESCAPES))
+def test_batch_runs_refuse_them_too(name: str, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    program, says, caret = _escape(ESCAPES[name], marker)
+    with pytest.raises(ReferenceRefused) as refused:
+        run_many_with_torch([program], filenames=["evil.tg"])
+    _assert_refused(refused.value, says, caret, marker)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(TORCH_ESCAPES))
+def test_torch_functions_outside_the_language_are_refused(name: str, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    program, says, caret = _escape(TORCH_ESCAPES[name], marker)
+    with pytest.raises(ReferenceRefused) as refused:
+        run_with_torch(program, filename="evil.tg")
+    _assert_refused(refused.value, says, caret, marker)
+
+
+def test_what_the_checks_miss_meets_the_languages_builtins(tmp_path: Path) -> None:
+    """`exec` bound on a path never taken passes the checks; it is still not Python's."""
+    marker = tmp_path / "ran"
+    program = ('if False:\n    exec = print\n'
+               f'exec("import os; os.system(\'touch {marker}\')")\nimport torch\n')
+    assert check_program(program, "evil.tg") is None
+    result = run_with_torch(program, filename="evil.tg")
+    assert (result.exit_code, result.error) == (1, "NameError: name 'exec' is not defined")
+    assert not marker.exists()
+
+
+def test_our_own_checks_come_first_without_any_process(monkeypatch) -> None:
+    """Parser, compiler and `_` names are checked here, before a child process starts."""
+    def no_child(*args, **kwargs):
+        raise AssertionError("a child process was started")
+
+    monkeypatch.setattr(reference, "_run_child", no_child)
+    for program in ('__import__("os")\n', "import os\n", "x = 1 +\n", "def f(_x):\n    pass\n",
+                    "print(f(_secret=1))\n", "with torch.no_grad() as _g:\n    pass\n"):
+        with pytest.raises(ReferenceRefused):
+            run_with_torch(program, filename="evil.tg")
+
+
+def test_the_language_surface_is_the_sandbox_allow_list() -> None:
+    surface = language_surface()
+    assert {"print", "range", "isinstance"} <= set(surface["builtins"])
+    assert not {"exec", "eval", "open", "getattr", "__import__"} & set(surface["builtins"])
+    assert {"backward", "grad_fn", "zeros_like", "format"} <= set(surface["readable"])
+    assert not {"load", "save", "numpy"} & set(surface["readable"])
+    assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
+    assert not any(n.startswith("_") for names in surface.values() for n in names)
+
+
+# --- the commands that use the reference ------------------------------------------------
+
+def _evil_folder(tmp_path: Path) -> tuple[Path, Path]:
+    folder, marker = tmp_path / "programs", tmp_path / "ran"
+    folder.mkdir()
+    (folder / "evil.tg").write_text(f'__import__("os").system("touch {marker}")\nimport torch\n')
+    return folder, marker
+
+
+def test_autodiff_test_reference_torch_refuses(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(reference, "torch_available", lambda: True)  # refused before torch
+    folder, marker = _evil_folder(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    code = golden.golden_tests([str(folder)], reference="torch", jobs=1, out=out, err=err)
+    assert code == 1
+    report = out.getvalue()
+    assert f"FAILED {folder / 'evil.tg'}: refused, not run under PyTorch:\n" in report
+    assert f"{folder / 'evil.tg'}:1:1: refused: '__import__' starts with '_'" in report
+    assert "    ^^^^^^^^^^\n" in report and report.endswith("0 updated, 0 unchanged, 1 failed\n")
+    assert golden.TORCH_WARNING in err.getvalue()
+    assert not marker.exists() and sorted(p.name for p in folder.iterdir()) == ["evil.tg"]
+
+
+def test_make_goldens_refuses(tmp_path: Path, monkeypatch, capsys) -> None:
+    import make_goldens
+
+    folder, marker = _evil_folder(tmp_path)
+    monkeypatch.setattr(make_goldens, "SAMPLES", folder)
+    monkeypatch.setattr(make_goldens, "torch_available", lambda: True)
+    assert make_goldens.main(["-j", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "evil.tg: cannot run under torch: refused, not run under PyTorch:\n" in err
+    assert "evil.tg:1:1: refused: '__import__' starts with '_'" in err
+    assert not marker.exists() and not (folder / "evil.out").exists()
+
+
+@needs_torch
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_console_script_refuses_and_runs_the_rest(tmp_path: Path) -> None:
+    folder, marker = _evil_folder(tmp_path)
+    (folder / "good.tg").write_text("x = torch.ones(2, requires_grad=True)\n"
+                                    "y = (x * 3).sum()\ny.backward()\nprint(x.grad)\n")
+    done = subprocess.run([EXE, "test", "--reference", "torch", str(folder), "-j", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "refused, not run under PyTorch" in done.stdout and "Traceback" not in done.stderr
+    assert golden.TORCH_WARNING in done.stderr
+    assert (folder / "good.out").read_text() == "tensor([3., 3.])\n"
+    assert not marker.exists()
+
+
+@needs_torch
+def test_valid_programs_still_run_under_torch() -> None:
+    program = ("import torch.nn.functional as F\n"
+               "input = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+               "loss = F.relu(input).sum()\nloss.backward()\n"
+               'print(input.grad, "{:.2f}".format(loss.item()), f"{loss.item():.1f}")\n'
+               "print(torch.onse)\n")  # a misspelt name fails as it does in autodiff
+    want = "tensor([1., 0.]) 1.00 1.0\n"
+    error = "AttributeError: module 'torch' has no attribute 'onse'"
+    single = run_with_torch(program, filename="ok.tg")
+    [batch] = run_many_with_torch([program])
+    for result in (single, batch):
+        assert (result.stdout, result.exit_code, result.error) == (want, 1, error)
