@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, ops, ranges
-from .limits import check_allocation
+from . import dtypes, init, ops, random_ops, ranges
 from .autograd import (AccumulateGrad, BackwardObserver, GradMode, Node, enable_grad, no_grad,
                        set_grad_enabled)
+from .creation import CreationObserver, check_sizes, finish_creation
+from .limits import check_allocation
+from .random import Generator
+from .random_ops import manual_seed
 from .tensor import Size, Tensor, backward
 
 
@@ -61,45 +64,19 @@ def _infer_nested(data):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-class CreationObserver:
-    """Set `CreationObserver.current` to a callable to see every tensor a creation function
-    makes, in program order (`autodiff check` perturbs leaves by creation index)."""
-
-    current = None
-
-
-def _finish_creation(array, dtype, requires_grad) -> Tensor:
-    if dtype is not None:
-        array = array.astype(dtype.np)
-    if requires_grad and array.dtype.kind != "f":
-        raise RuntimeError(
-            "Only Tensors of floating point and complex dtype can require gradients")
-    t = Tensor._wrap(array, requires_grad=requires_grad)
-    if CreationObserver.current is not None:
-        CreationObserver.current(t)
-    return t
-
-
 def tensor(data, dtype=None, requires_grad=False) -> Tensor:
     array = _infer(data)
     if dtype is None and array.dtype == np.float64 and type(data) is not Tensor:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
-    return _finish_creation(array, dtype, requires_grad)
+    return finish_creation(array, dtype, requires_grad)
 
 
 def _filled(value, shape, dtype, requires_grad):
     dt = dtype or dtypes.DEFAULT_FLOAT
     shape = ops._shape_arg(shape)
-    _check_sizes(shape)
+    check_sizes(shape)
     check_allocation(shape, dt.np)
-    return _finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
-
-
-def _check_sizes(shape) -> None:
-    for n in shape:
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                               f"{list(shape)}")
+    return finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False) -> Tensor:
@@ -130,7 +107,7 @@ def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
 def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
     check_allocation((n, n if m is None else m), dt.np)
-    return _finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
+    return finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
@@ -149,7 +126,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
         array = np.arange(start, start + step * count, step, dtype=dt.np)
     else:
         array = ranges.arange_values(start, step, count, dt.np)
-    return _finish_creation(array, None, requires_grad)
+    return finish_creation(array, None, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
@@ -168,47 +145,14 @@ def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
         index = np.arange(steps, dtype=np.float64)
         array = np.where(index < half, ranges.fma64(step, index, start),
                          ranges.fma64(-step, steps - 1 - index, end)).astype(dt.np)
-    return _finish_creation(array, None, requires_grad)
-
-
-class _Random:
-    """The default random stream. None until a program draws from it or seeds it: importing
-    numpy.random costs ~6 ms of start-up (issue 5), and most programs draw nothing."""
-
-    generator = None
-
-
-def _generator():
-    if _Random.generator is None:
-        _Random.generator = np.random.default_rng(0)
-    return _Random.generator
-
-
-def manual_seed(seed: int) -> None:
-    _Random.generator = np.random.default_rng(seed)  # now, so a bad seed fails on this line
-
-
-def rand(*size, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    _check_sizes(ops._shape_arg(size))
-    check_allocation(ops._shape_arg(size), np.float64)
-    return _finish_creation(_generator().random(ops._shape_arg(size)).astype(dt.np), None,
-                            requires_grad)
-
-
-def randn(*size, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    _check_sizes(ops._shape_arg(size))
-    check_allocation(ops._shape_arg(size), np.float64)
-    array = _generator().standard_normal(ops._shape_arg(size)).astype(dt.np)
-    return _finish_creation(array, None, requires_grad)
+    return finish_creation(array, None, requires_grad)
 
 
 def fresh_session() -> None:
     """Grad mode on and the default random stream, as in a new process (a program run
     in-process must not see what an earlier one left, e.g. set_grad_enabled(False))."""
     GradMode.enabled = True
-    _Random.generator = None  # seed 0 again, made on first use
+    random_ops.DefaultGenerator.current = None  # a new one, made on first use
 
 
 def is_grad_enabled() -> bool:
@@ -253,6 +197,8 @@ _METHODS = {
     "where": ops.where,
     "softmax": ops.softmax, "log_softmax": ops.log_softmax, "outer": ops.outer,
     "reciprocal": ops.reciprocal, "sign": ops.sign,
+    "uniform_": random_ops.uniform_, "normal_": random_ops.normal_,
+    "bernoulli_": random_ops.bernoulli_, "bernoulli": random_ops.bernoulli,
 }
 
 _OPERATORS = {
@@ -322,9 +268,10 @@ autograd = make_namespace("torch.autograd", {"grad": grad, "backward": backward}
 functional = make_namespace("torch.nn.functional", {
     "relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "softmax": ops.softmax,
     "log_softmax": ops.log_softmax, "mse_loss": ops.mse_loss, "cross_entropy": ops.cross_entropy,
-    "nll_loss": ops.nll_loss,
+    "nll_loss": ops.nll_loss, "dropout": random_ops.dropout,
 })
-nn = make_namespace("torch.nn", {"functional": functional})
+nn = make_namespace("torch.nn", {"functional": functional,
+                                 "init": make_namespace("torch.nn.init", init.FUNCTIONS)})
 
 _TORCH_FUNCTIONS = {name: fn for name, fn in _METHODS.items()
                     if not name.endswith("_") and name not in ("float", "double", "long", "int",
@@ -333,12 +280,17 @@ torch = make_namespace("torch", {
     **_TORCH_FUNCTIONS,
     "tensor": tensor, "ones": ones, "zeros": zeros, "ones_like": ones_like,
     "zeros_like": zeros_like, "empty_like": empty_like, "full": full, "eye": eye,
-    "arange": arange, "linspace": linspace, "rand": rand, "randn": randn,
-    "manual_seed": manual_seed, "cat": ops.cat, "stack": ops.stack,
+    "arange": arange, "linspace": linspace, "cat": ops.cat, "stack": ops.stack,
+    **{f.__name__: f for f in (random_ops.rand, random_ops.randn, random_ops.randint,
+                               random_ops.randperm, random_ops.normal, random_ops.rand_like,
+                               random_ops.randn_like, random_ops.randint_like, manual_seed,
+                               random_ops.initial_seed)},
+    "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
     "Tensor": Tensor, "Size": Size,
     **{name: d for name, d in dtypes.ALIASES.items()},
 })
 
-__all__ = ["torch", "nn", "functional", "Tensor", "Node", "AccumulateGrad"]
+__all__ = ["torch", "nn", "functional", "Tensor", "Node", "AccumulateGrad", "CreationObserver",
+           "manual_seed"]

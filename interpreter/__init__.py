@@ -42,6 +42,7 @@ def default_modules() -> dict[str, Any]:
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
     api.fresh_session()  # each run starts as a new Python process would
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
+            "torch.nn.init": api.nn.init,
             "math": MathNamespace()}
 
 
