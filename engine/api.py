@@ -95,6 +95,8 @@ def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
     return _filled(0, t.array.shape, dtype or t.dtype, requires_grad)
 
 
+# torch leaves the memory of an empty tensor as it finds it: zeros are one such content
+empty = zeros
 empty_like = zeros_like
 
 
@@ -279,7 +281,7 @@ _TORCH_FUNCTIONS = {name: fn for name, fn in _METHODS.items()
 torch = make_namespace("torch", {
     **_TORCH_FUNCTIONS,
     "tensor": tensor, "ones": ones, "zeros": zeros, "ones_like": ones_like,
-    "zeros_like": zeros_like, "empty_like": empty_like, "full": full, "eye": eye,
+    "zeros_like": zeros_like, "empty": empty, "empty_like": empty_like, "full": full, "eye": eye,
     "arange": arange, "linspace": linspace, "cat": ops.cat, "stack": ops.stack,
     **{f.__name__: f for f in (random_ops.rand, random_ops.randn, random_ops.randint,
                                random_ops.randperm, random_ops.normal, random_ops.rand_like,

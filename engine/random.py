@@ -163,7 +163,7 @@ class Generator:
         return self._doubles(n) < p
 
     def bernoulli_each(self, p: np.ndarray) -> np.ndarray:
-        """A bool per element of p (flat, in order), True with that probability."""
+        """A bool per element of p (flat, in C order), True with that probability."""
         p = p.ravel()
         draw = self._floats if p.dtype == np.float32 else self._doubles
         return draw(p.size) < p

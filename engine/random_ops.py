@@ -285,22 +285,21 @@ def _check_std(std: float) -> None:
 
 UNIFORM = ops.Op("UniformBackward0", lambda g, out, a: g * 0)
 NORMAL = ops.Op("NormalBackward0", lambda g, out, a: g * 0)
-BERNOULLI_INPLACE = ops.Op("BernoulliBackward1", lambda g, out, a: g * 0)
+BERNOULLI_EACH = ops.Op("BernoulliBackward1", lambda g, out, a: g * 0)
+BERNOULLI_ONE_P = ops.Op("BernoulliBackward2", lambda g, out, a: g * 0)
 
 
 def _fill_(t: Tensor, draw, op) -> Tensor:
-    """Overwrite t with draw(count, contiguous), walking its memory in order."""
-    ops.check_inplace(t)
+    """Overwrite t with draw(count, contiguous, order): values for its elements in memory
+    order, as torch's kernels walk a strided tensor (order: its axes, largest stride first)."""
     target = t.storage()
     if any(s == 0 and n > 1 for s, n in zip(target.strides, target.shape)):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    values = draw(target.size, target.flags.c_contiguous)
-    # torch walks the dimensions from the largest stride to the smallest
     order = sorted(range(target.ndim), key=lambda d: -abs(target.strides[d]))
     walk = target.transpose(order)
-    walk[...] = values.reshape(walk.shape)
+    walk[...] = draw(target.size, target.flags.c_contiguous, order).reshape(walk.shape)
     t._bump_version()
     if GradMode.enabled and t.requires_grad:
         t.grad_fn = record(op, t.array, (t,)).grad_fn
@@ -310,6 +309,7 @@ def _fill_(t: Tensor, draw, op) -> Tensor:
 def uniform_(self: Tensor, from_=0.0, to=1.0, generator=None) -> Tensor:
     low, high = parse.number("uniform_", "from", from_, 1), parse.number("uniform_", "to", to, 2)
     gen = _generator("uniform_", generator)
+    ops.check_inplace(self)
     dt = self.array.dtype
     parse.floating(dt, "check_uniform_bounds")
     word = _FLOAT_DIGITS[dt][1]
@@ -324,29 +324,36 @@ def uniform_(self: Tensor, from_=0.0, to=1.0, generator=None) -> Tensor:
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{word.title()}>"
                            f"::max(), but found to={high:g} and from={low:g} which result in "
                            "to-from to exceed the limit")
-    return _fill_(self, lambda n, contiguous: gen.uniform(n, dt, low, high), UNIFORM)
+    return _fill_(self, lambda n, contiguous, order: gen.uniform(n, dt, low, high), UNIFORM)
 
 
 def normal_(self: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
     mean, std = parse.number("normal_", "mean", mean, 1), parse.number("normal_", "std", std, 2)
     gen = _generator("normal_", generator)
+    ops.check_inplace(self)
     _check_std(std)
     dt = self.array.dtype
     parse.floating(dt, "normal_kernel_cpu")
-    return _fill_(self, lambda n, contiguous: gen.normal(n, dt, mean, std, contiguous), NORMAL)
+    return _fill_(self, lambda n, contiguous, order: gen.normal(n, dt, mean, std, contiguous),
+                  NORMAL)
 
 
 def bernoulli_(self: Tensor, p=0.5, generator=None) -> Tensor:
     gen = _generator("bernoulli_", generator)
+    if type(p) is not Tensor and not isinstance(p, (bool, int, float)):
+        raise parse.invalid("bernoulli_", (p,), {})
+    ops.check_inplace(self)
     if type(p) is Tensor:
         probabilities = _probabilities(p, "bernoulli_tensor_cpu_p_")
-        values = np.broadcast_to(probabilities, self.array.shape)
-        return _fill_(self, lambda n, contiguous: gen.bernoulli_each(values), BERNOULLI_INPLACE)
-    if not isinstance(p, (bool, int, float)):
-        raise parse.invalid("bernoulli_", (p,), {})
+        ops.check_broadcast(self.array.shape, probabilities.shape, probabilities.dtype)
+
+        def each(n, contiguous, order):
+            return gen.bernoulli_each(
+                np.broadcast_to(probabilities, self.array.shape).transpose(order))
+        return _fill_(self, each, BERNOULLI_EACH)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    return _fill_(self, lambda n, contiguous: gen.bernoulli(n, p), BERNOULLI_INPLACE)
+    return _fill_(self, lambda n, contiguous, order: gen.bernoulli(n, p), BERNOULLI_ONE_P)
 
 
 def _probabilities(p: Tensor, kernel: str) -> np.ndarray:
