@@ -31,7 +31,8 @@ import math
 
 import numpy as np
 
-from .random_math import box_muller_avx, fma32, fma64, libm
+from .fma import fma32, fma64
+from .random_math import box_muller_avx, libm
 
 DEFAULT_SEED = 67280421310721  # the seed of a new torch.Generator()
 _SEED_RANGE = (-(2 ** 63), 2 ** 64)  # what torch accepts; negative seeds wrap modulo 2**64

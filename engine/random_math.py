@@ -5,10 +5,7 @@ torch's kernels are compiled C++: GCC fuses each multiply feeding an add into on
 on 8-lane vectors, and the float64 kernels call the C library's log/sin/cos. NumPy has
 none of these, so this module rebuilds them:
 
-- `fma32`, `fma64`: a*b + c rounded once. float32: the product is exact in float64; the
-  float64 sum rounded to float32 is right unless it sits on a float32 tie, where the sum
-  is redone rounded to odd (after which rounding to float32 is correct).
-  float64: the product is split exactly (Dekker) and the three-term sum rounded once.
+- the fused `n * std + mean` and `x * (to - from) + from`: fma.py.
 - `box_muller_avx`: the float32 Box–Muller kernel (blocks of 16: u1 = 1 - d[j],
   u2 = d[j+8]). Its fused steps run in float64 and are rounded to float32 after each
   step; that one rounding equals the fused result on every one of the 2**24 possible
@@ -23,62 +20,6 @@ import math
 import numpy as np
 
 f32 = np.float32
-
-
-# --- fused multiply-add -------------------------------------------------------------------
-
-def _round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x + y in float64 with round-to-odd: an inexact result keeps an odd last bit."""
-    s = x + y
-    t = s - x
-    err = (x - (s - t)) + (y - t)
-    bits = s.view(np.int64)
-    inexact_even = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
-    # step one unit towards the exact sum: up in magnitude when err has s's sign
-    step = 1 - 2 * (np.signbit(err) != np.signbit(s)).astype(np.int64)
-    bits += inexact_even * step
-    return s
-
-
-def fma32(a, b, c) -> np.ndarray:
-    """float32 a*b + c with one rounding (operands already float32)."""
-    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    s = a * b  # exact: 24 + 24 bits
-    s += c
-    out = s.astype(np.float32)
-    # rounding to float64 first can only matter where s lands on a float32 tie (or is
-    # float32-subnormal, where more bits drop): those few take the round-to-odd sum
-    tie = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0 ** -126)
-    if tie.any():
-        a, b, c = np.broadcast_arrays(a, b, c)
-        out[tie] = _round_to_odd_sum(a[tie] * b[tie], c[tie]).astype(np.float32)
-    return out
-
-
-def _two_sum(a, b):
-    s = a + b
-    t = s - a
-    return s, (a - (s - t)) + (b - t)
-
-
-def _split(a):
-    c = 134217729.0 * a  # 2**27 + 1: Veltkamp's splitter for 53-bit doubles
-    high = c - (c - a)
-    return high, a - high
-
-
-def fma64(a, b, c) -> np.ndarray:
-    """float64 a*b + c with one rounding."""
-    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
-    plain = a * b + c
-    product = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    product_low = ((ah * bh - product) + ah * bl + al * bh) + al * bl
-    high, low = _two_sum(c, product)
-    exact = high + _round_to_odd_sum(low, product_low)
-    # infinities and NaNs break the error terms; there the plain result is the answer
-    return np.where(np.isfinite(exact) & np.isfinite(plain), exact, plain)
 
 
 def libm(fn, x: np.ndarray) -> np.ndarray:

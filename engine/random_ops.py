@@ -207,10 +207,10 @@ def _like(fn: str, input, args, shown) -> None:
 
 # --- normal ----------------------------------------------------------------------------------
 
-NORMAL_MEAN = ops.Op("NormalBackward1", lambda g, out, mean: g * 0)
-NORMAL_STD = ops.Op("NormalBackward2", lambda g, out, std: g * 0)
-NORMAL_BOTH = ops.Op("NormalBackward3", lambda g, out, mean, std: g * 0,
-                     lambda g, out, mean, std: g * 0)
+NORMAL_MEAN = ops.Op("NormalBackward1", lambda g, out, mean: ops._zeros_like(g))
+NORMAL_STD = ops.Op("NormalBackward2", lambda g, out, std: ops._zeros_like(g))
+NORMAL_BOTH = ops.Op("NormalBackward3", lambda g, out, mean, std: ops._zeros_like(g),
+                     lambda g, out, mean, std: ops._zeros_like(g))
 _MISSING = object()
 
 
@@ -283,10 +283,10 @@ def _check_std(std: float) -> None:
 
 # --- in place --------------------------------------------------------------------------------
 
-UNIFORM = ops.Op("UniformBackward0", lambda g, out, a: g * 0)
-NORMAL = ops.Op("NormalBackward0", lambda g, out, a: g * 0)
-BERNOULLI_EACH = ops.Op("BernoulliBackward1", lambda g, out, a: g * 0)
-BERNOULLI_ONE_P = ops.Op("BernoulliBackward2", lambda g, out, a: g * 0)
+UNIFORM = ops.Op("UniformBackward0", lambda g, out, a: ops._zeros_like(g))
+NORMAL = ops.Op("NormalBackward0", lambda g, out, a: ops._zeros_like(g))
+BERNOULLI_EACH = ops.Op("BernoulliBackward1", lambda g, out, a: ops._zeros_like(g))
+BERNOULLI_ONE_P = ops.Op("BernoulliBackward2", lambda g, out, a: ops._zeros_like(g))
 
 
 def _fill_(t: Tensor, draw, op) -> Tensor:
@@ -366,7 +366,7 @@ def _probabilities(p: Tensor, kernel: str) -> np.ndarray:
     return probabilities
 
 
-BERNOULLI = ops.Op("BernoulliBackward0", lambda g, out, a: g * 0)
+BERNOULLI = ops.Op("BernoulliBackward0", lambda g, out, a: ops._zeros_like(g))
 
 
 def bernoulli(input=None, p=None, generator=None) -> Tensor:

@@ -40,7 +40,8 @@ CALLS = {
     "randperm": "torch.randperm({n})",
     "randperm_dtype": "torch.randperm({n}, dtype={d})",
 }
-NO_DTYPE = {"randint", "randint_mid", "randint_wide", "randperm"}  # run once, with the default dtype
+# run once, with the default dtype
+NO_DTYPE = {"randint", "randint_mid", "randint_wide", "randperm"}
 # beyond the functions of the contract: float64 for the FULL_SEEDS only (keeps the file small)
 EXTRA = {"normal_tensor_mean", "bernoulli_p", "bernoulli_tensor", "dropout", "randint_dtype",
          "randperm_dtype"}

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import random_cases
 
-from autodiff.engine import api, random_math
+from autodiff.engine import api, fma, random_math
 from autodiff.engine.random import DEFAULT_SEED, Generator
 from autodiff.interpreter import run_source
 from autodiff.interpreter.reference import torch_available
@@ -197,8 +197,8 @@ def test_generating_does_not_import_numpy_random_until_a_draw():
 def test_fused_multiply_add_rounds_once():
     rng = np.random.default_rng(1)
     a, b, c = (rng.normal(size=3000) * 10.0 ** rng.integers(-8, 8, size=3000) for _ in range(3))
-    for got, dtype in ((random_math.fma64(a, b, c), np.float64),
-                       (random_math.fma32(a.astype(np.float32), b.astype(np.float32),
+    for got, dtype in ((fma.fma64(a, b, c), np.float64),
+                       (fma.fma32(a.astype(np.float32), b.astype(np.float32),
                                           c.astype(np.float32)), np.float32)):
         x, y, z = (v.astype(dtype) for v in (a, b, c))
         exact = [Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))
@@ -213,7 +213,8 @@ def _round_float32(value: Fraction) -> float:
     if value == 0:
         return 0.0
     low = np.float32(float(value))  # within one float32 step of the answer
-    candidates = [np.nextafter(low, np.float32(-np.inf)), low, np.nextafter(low, np.float32(np.inf))]
+    candidates = [np.nextafter(low, np.float32(-np.inf)), low,
+                  np.nextafter(low, np.float32(np.inf))]
     best = min(candidates, key=lambda f: (abs(Fraction(float(f)) - value),
                                           int(np.array(f).view(np.int32)) & 1))
     return float(best)
@@ -223,7 +224,7 @@ def test_float32_fma_on_exact_ties():
     # a*b + c exactly halfway between two float32s after float64 rounding went the other way
     a, b = np.float32(1 + 2 ** -12), np.float32(1 + 2 ** -12)  # a*b = 1 + 2**-11 + 2**-24
     c = np.float32(2 ** -60)
-    got = random_math.fma32(np.array([a]), np.array([b]), np.array([c]))[0]
+    got = fma.fma32(np.array([a]), np.array([b]), np.array([c]))[0]
     assert got == np.float32(1 + 2 ** -11 + 2 ** -23)  # rounded up: the exact sum is past the tie
 
 

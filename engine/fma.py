@@ -1,0 +1,66 @@
+"""Fused multiply-add, a*b + c rounded once, as the C compiler makes PyTorch's CPU kernels
+compute it (NumPy's a*b + c rounds twice and can differ in the last bit).
+
+float32: for float32 a and c and a b of at most 29 significant bits (a float32, or an
+integer below 2**29) the product is exact in double; the double sum rounded to float32 is
+then right unless it lands exactly on a float32 tie (or is float32-subnormal), where the
+sum is redone rounded to odd, after which rounding to float32 is correct.
+float64: the product is split exactly (Dekker) and the three-term sum rounded once
+(Boldo and Melquiond's emulation, with the inner sum rounded to odd).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's constant for splitting a double in halves
+
+
+def _two_sum(a, b):
+    """s, t with s = fl(a+b) and s + t == a + b exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_product(a, b):
+    """p, e with p = fl(a*b) and p + e == a*b exactly (Dekker)."""
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    a_hi, b_hi = ca - (ca - a), cb - (cb - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+def _round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x + y in double, rounded to odd: an inexact result keeps an odd last bit."""
+    s, err = _two_sum(x, y)
+    s = np.array(s, dtype=np.float64)
+    bits = s.view(np.int64)
+    inexact_even = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
+    # step one unit towards the exact sum: away from zero when err has s's sign
+    step = 1 - 2 * (np.signbit(err) != np.signbit(s)).astype(np.int64)
+    bits += inexact_even * step
+    return s
+
+
+def fma32(a, b, c) -> np.ndarray:
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    s = a * b  # exact
+    s = s + c
+    out = np.asarray(s.astype(np.float32))
+    tie = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0 ** -126)
+    if tie.any():
+        a, b, c = np.broadcast_arrays(a, b, c)
+        out[tie] = _round_to_odd_sum(a[tie] * b[tie], c[tie]).astype(np.float32)
+    return out
+
+
+def fma64(a, b, c) -> np.ndarray:
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    product, product_low = _two_product(a, b)
+    high, low = _two_sum(c, product)
+    exact = high + _round_to_odd_sum(low, product_low)
+    plain = a * b + c
+    # infinities and NaNs break the error terms; there the plain result is the answer
+    return np.where(np.isfinite(exact) & np.isfinite(plain), exact, plain)
