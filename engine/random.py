@@ -58,9 +58,8 @@ class Generator:
         return f"<torch._C.Generator object at {id(self):#x}>"
 
     def manual_seed(self, seed) -> "Generator":
-        if type(seed) is not int and type(seed) is not bool:
+        if type(seed) is not int:
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
-        seed = int(seed)
         if not _SEED_RANGE[0] <= seed < _SEED_RANGE[1]:
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed % 2 ** 64

@@ -65,6 +65,14 @@ def is_int(value, bool_ok: bool = False) -> bool:
     return type(value) is Tensor and value.array.ndim == 0 and value.array.dtype.kind in "iu"
 
 
+def int64(value) -> int:
+    """An int argument's value; torch cannot take one outside int64."""
+    value = int(value)
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
 def is_size(value) -> bool:
     return isinstance(value, (tuple, list)) and all(is_int(d, bool_ok=True) for d in value)
 

@@ -36,7 +36,7 @@ def default_generator() -> Generator:
 
 
 def manual_seed(seed) -> Generator:
-    return default_generator().manual_seed(int(seed))  # torch takes int(seed): 2.7 -> 2
+    return default_generator().manual_seed(int(seed))  # torch takes int(seed): 2.7 -> 2, True -> 1
 
 
 def initial_seed() -> int:
@@ -112,7 +112,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None,
     shape = parse.size("randint", (), size)
     gen = _generator("randint", generator, args, shown)
     dtype = dtype or dtypes.int64
-    low, high = _integer_bounds(int(low), int(high), dtype.np)
+    low, high = _integer_bounds(parse.int64(low), parse.int64(high), dtype.np)
     return _new(shape, dtype, requires_grad, lambda n, dt: gen.integers(n, low, high).astype(dt))
 
 
@@ -161,7 +161,7 @@ def randperm(*args, n=None, generator=None, dtype=None, requires_grad=False,
     if not parse.is_int(n):
         raise TypeError(f"randperm(): argument 'n'{' (position 1)' if args else ''} must be "
                         f"int, not {parse.type_name(n)}")
-    n = int(n)
+    n = parse.int64(n)
     check_sizes((n,))
     gen = _generator("randperm", generator, args, shown)
     dtype = dtype or dtypes.int64
