@@ -195,6 +195,8 @@ def randint_like(input=None, *args, low=None, high=None, generator=None, dtype=N
         bounds = [low, *args] if high is None else bounds
     else:
         bounds = list(args) + bounds
+    if not all(parse.is_int(b) for b in bounds):
+        raise parse.invalid("randint_like", (input, *args), shown)
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
     return randint(low, high, tuple(input.array.shape), generator=generator,
                    dtype=dtype or input.dtype, requires_grad=requires_grad)
@@ -293,7 +295,7 @@ def _fill_(t: Tensor, draw, op) -> Tensor:
     """Overwrite t with draw(count, contiguous, order): values for its elements in memory
     order, as torch's kernels walk a strided tensor (order: its axes, largest stride first)."""
     target = t.storage()
-    if any(s == 0 and n > 1 for s, n in zip(target.strides, target.shape)):
+    if target.size and any(s == 0 and n > 1 for s, n in zip(target.strides, target.shape)):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
@@ -345,11 +347,10 @@ def bernoulli_(self: Tensor, p=0.5, generator=None) -> Tensor:
     ops.check_inplace(self)
     if type(p) is Tensor:
         probabilities = _probabilities(p, "bernoulli_tensor_cpu_p_")
-        ops.check_broadcast(self.array.shape, probabilities.shape, probabilities.dtype)
+        expanded = ops.expand(Tensor._wrap(probabilities), *self.array.shape).array  # torch's error
 
         def each(n, contiguous, order):
-            return gen.bernoulli_each(
-                np.broadcast_to(probabilities, self.array.shape).transpose(order))
+            return gen.bernoulli_each(expanded.transpose(order))
         return _fill_(self, each, BERNOULLI_EACH)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")

@@ -6,7 +6,8 @@
 
 cases.json.xz lists every case of tests/random_cases.py (its code, and the dtype and shape
 of each tensor it makes), values.bin.xz holds torch's values one after another (exact
-little-endian bytes), readable.json a few cases as decimal numbers, to read by eye.
+little-endian bytes), readable.json a few cases as decimal numbers, to read by eye, and api.json what each
+program of tests/random_api_programs.txt prints under torch (argument forms and errors).
 """
 
 from __future__ import annotations
@@ -82,7 +83,13 @@ def main(argv: list[str] | None = None) -> int:
                        for t in random_cases.run_case(code, torch)]
                 for name, code in READABLE.items()}
     (OUT / "readable.json").write_text(json.dumps({**meta, "cases": readable}, indent=1) + "\n")
-    print(f"wrote {len(cases)} cases to {OUT}")
+    from autodiff.interpreter.reference import run_many_with_torch
+    programs = random_cases.api_programs()
+    results = run_many_with_torch([program for _, program in programs])
+    api = [{"line": line, "stdout": result.stdout, "error": result.error or None}
+           for (line, _), result in zip(programs, results)]
+    (OUT / "api.json").write_text(json.dumps(api, indent=1) + "\n")
+    print(f"wrote {len(cases)} cases and {len(api)} programs to {OUT}")
     return 0
 
 

@@ -9,6 +9,7 @@ several sizes share one case, so the stream must stay in step with torch from ca
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -106,6 +107,17 @@ def cases(seeds=SEEDS, full_seeds=FULL_SEEDS) -> list[tuple[str, str]]:
         found.append((f"mixed seed={seed}",
                       f"torch.manual_seed({seed}); out = [{', '.join(MIXED)}]"))
     return found
+
+
+API_PRELUDE = ("import math\nimport torch\nimport torch.nn.functional as F\n"
+               "import torch.nn.init as init\ntorch.manual_seed(0)\n")
+
+
+def api_programs() -> list[tuple[str, str]]:
+    """(line, whole .tg program) for each line of tests/random_api_programs.txt."""
+    lines = Path(__file__).with_name("random_api_programs.txt").read_text().splitlines()
+    return [(line, API_PRELUDE + line.replace("; ", "\n") + "\n") for line in lines
+            if line.strip() and not line.startswith("#")]
 
 
 def run_case(code: str, torch) -> list:

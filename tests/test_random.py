@@ -8,11 +8,13 @@ randperm, normal, uniform_, normal_, bernoulli, dropout and nn.init over 20 seed
 
 from __future__ import annotations
 
+import io
 import json
 import lzma
 import math
 import subprocess
 import sys
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,7 +25,7 @@ import random_cases
 from autodiff.engine import api, fma, random_math
 from autodiff.engine.random import DEFAULT_SEED, Generator
 from autodiff.interpreter import run_source
-from autodiff.interpreter.reference import torch_available
+from autodiff.interpreter.reference import normalize_addresses, torch_available
 
 GOLDENS = Path(__file__).resolve().parent / "goldens" / "random"
 
@@ -121,10 +123,28 @@ def test_live_against_torch_on_other_seeds():
     assert not failures, "\n".join(failures[:10])
 
 
+API = json.loads((GOLDENS / "api.json").read_text())
+
+
+def test_the_api_goldens_are_for_the_current_programs():
+    assert [entry["line"] for entry in API] == [line for line, _ in random_cases.api_programs()]
+
+
+@pytest.mark.parametrize("entry", API, ids=[e["line"][:60] for e in API])
+def test_argument_forms_and_errors_match_torch(entry):
+    program = dict(random_cases.api_programs())[entry["line"]]
+    out = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # randint's float-range warnings go to stderr
+        result = run_source(program, "<api>", out=out, err=io.StringIO())
+    error = None if result.error is None else \
+        f"{result.error.error_class}: {result.error.message}".split("\n")[0]
+    assert (normalize_addresses(out.getvalue()), error) == (entry["stdout"], entry["error"])
+
+
 # --- seeds and generators --------------------------------------------------------------------
 
 def _run(source: str) -> str:
-    import io
     out = io.StringIO()
     result = run_source(source, "<test>", out=out)
     if result.error is not None:
