@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's constant for splitting a double in halves
+_CHUNK = 65536  # values per pass: the float64 temporaries stay in cache (several times faster)
 
 
 def _two_sum(a, b):
@@ -44,7 +45,24 @@ def _round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return s
 
 
+def _by_chunks(fma, a, b, c, dtype) -> np.ndarray | None:
+    """fma over slices of a large broadcast result (None when it is small)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    size = int(np.prod(shape, dtype=np.int64))
+    if size <= _CHUNK:
+        return None
+    flat = [np.broadcast_to(v, shape).reshape(-1) if np.ndim(v) else v for v in (a, b, c)]
+    out = np.empty(size, dtype)
+    for start in range(0, size, _CHUNK):
+        part = slice(start, start + _CHUNK)
+        out[part] = fma(*(v[part] if np.ndim(v) else v for v in flat))
+    return out.reshape(shape)
+
+
 def fma32(a, b, c) -> np.ndarray:
+    chunked = _by_chunks(fma32, a, b, c, np.float32)
+    if chunked is not None:
+        return chunked
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
     s = a * b  # exact
     s = s + c
@@ -57,6 +75,9 @@ def fma32(a, b, c) -> np.ndarray:
 
 
 def fma64(a, b, c) -> np.ndarray:
+    chunked = _by_chunks(fma64, a, b, c, np.float64)
+    if chunked is not None:
+        return chunked
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
     product, product_low = _two_product(a, b)
     high, low = _two_sum(c, product)
