@@ -1,11 +1,11 @@
 """PyTorch's CPU random number generator, value for value.
 
 A Generator is what torch's CPU generator is: a standard MT19937 stream of 32-bit words,
-seeded as NumPy's legacy `RandomState(seed)` seeds it, plus one number kept between calls
-(the second normal of the last Box–Muller pair). Each distribution method returns, as a
-flat NumPy array, the values torch's CPU kernel writes, in the order it writes them, and
-takes exactly the words that kernel takes, so any sequence of calls stays in step with
-torch. Measured against torch 2.13.0:
+seeded with the seed's low 32 bits as NumPy's legacy `RandomState` seeds it, plus one
+number kept between calls (the second normal of the last Box–Muller pair). Each
+distribution method returns, as a flat NumPy array, the values torch's CPU kernel writes,
+in the order it writes them, and takes exactly the words that kernel takes, so any
+sequence of calls stays in step with torch. Measured against torch 2.13.0:
 
 - uniform float32: one word w, (w & 2**24-1) * 2**-24; float64: one 64-bit draw (two
   words, first << 32 | second) masked to 53 bits, times 2**-53. Bounds: fma(x, to-from,
