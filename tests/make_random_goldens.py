@@ -1,13 +1,14 @@
 """Write the random-number goldens from real PyTorch (run under torch 2.13, CPU).
 
     python tests/make_random_goldens.py            # writes tests/goldens/random/*
-    python tests/make_random_goldens.py --live     # prints fresh cases as JSON (for the
-                                                   # live comparison in tests/test_random.py)
+    python tests/make_random_goldens.py --live SEED ...  # prints those seeds' cases as JSON
+                                                         # (tests/test_random.py's live check)
 
 cases.json.xz lists every case of tests/random_cases.py (its code, and the dtype and shape
 of each tensor it makes), values.bin.xz holds torch's values one after another (exact
-little-endian bytes), readable.json a few cases as decimal numbers, to read by eye, and api.json what each
-program of tests/random_api_programs.txt prints under torch (argument forms and errors).
+little-endian bytes), readable.json a few cases as decimal numbers, to read by eye, and
+api.json what each program of tests/random_api_programs.txt prints under torch (argument
+forms and errors).
 """
 
 from __future__ import annotations
