@@ -2,9 +2,8 @@
 compute it (NumPy's a*b + c rounds twice and can differ in the last bit).
 
 float32: for float32 a and c and a b of at most 29 significant bits (a float32, or an
-integer below 2**29) the product is exact in double; the double sum rounded to float32 is
-then right unless it lands exactly on a float32 tie (or is float32-subnormal), where the
-sum is redone rounded to odd, after which rounding to float32 is correct.
+integer below 2**29) the product is exact in double; the double sum is rounded to odd,
+after which rounding it to float32 is the one rounding (no double rounding).
 float64: the product is split exactly (Dekker) and the three-term sum rounded once
 (Boldo and Melquiond's emulation, with the inner sum rounded to odd).
 """
@@ -64,14 +63,7 @@ def fma32(a, b, c) -> np.ndarray:
     if chunked is not None:
         return chunked
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    s = a * b  # exact
-    s = s + c
-    out = np.asarray(s.astype(np.float32))
-    tie = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0 ** -126)
-    if tie.any():
-        a, b, c = np.broadcast_arrays(a, b, c)
-        out[tie] = _round_to_odd_sum(a[tie] * b[tie], c[tie]).astype(np.float32)
-    return out
+    return np.asarray(_round_to_odd_sum(a * b, c).astype(np.float32))  # a * b is exact
 
 
 def fma64(a, b, c) -> np.ndarray:

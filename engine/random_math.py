@@ -40,7 +40,7 @@ _PI_4 = [float(f32(c)) for c in (-0.78515625, -2.4187564849853515625e-4, -3.7748
 _FOUR_OVER_PI = f32(1.27323954473516)
 _SQRT_HALF = f32(0.707106781186547524)
 _TWO_PI = f32(2 * math.pi)
-_CHUNK = 16384  # values per pass: the scratch buffers stay in cache and are reused
+_CHUNK = 32768  # values per pass: the scratch buffers stay in cache and are reused
 
 
 class _Scratch:
