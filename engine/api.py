@@ -8,8 +8,9 @@ from the registry families; creation functions from creation.py.
 from __future__ import annotations
 
 from . import autograd as _autograd
-from . import creation, dtypes
+from . import creation, dtypes, init, random_creation
 from .graph import AccumulateGrad, Node
+from .random import Generator
 from .registry import FAMILIES
 from .session import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import RULES, Size, Tensor
@@ -71,7 +72,8 @@ autograd = make_namespace("torch.autograd", {"grad": grad, "backward": backward}
 
 _NN_FUNCTIONS = _collect("nn_functions")
 functional = make_namespace("torch.nn.functional", _NN_FUNCTIONS)
-nn = make_namespace("torch.nn", {"functional": functional})
+nn = make_namespace("torch.nn", {"functional": functional,
+                                 "init": make_namespace("torch.nn.init", init.FUNCTIONS)})
 
 _TORCH_FUNCTIONS = _collect("functions")
 torch = make_namespace("torch", {
@@ -81,8 +83,13 @@ torch = make_namespace("torch", {
     "tensor": creation.tensor, "ones": creation.ones, "zeros": creation.zeros,
     "ones_like": creation.ones_like, "zeros_like": creation.zeros_like,
     "empty_like": creation.empty_like, "full": creation.full, "eye": creation.eye,
-    "arange": creation.arange, "linspace": creation.linspace, "rand": creation.rand,
-    "randn": creation.randn, "manual_seed": creation.manual_seed,
+    "arange": creation.arange, "linspace": creation.linspace, "empty": creation.empty,
+    **{f.__name__: f for f in (random_creation.rand, random_creation.randn,
+                               random_creation.randint, random_creation.randperm,
+                               random_creation.normal, random_creation.rand_like,
+                               random_creation.randn_like, random_creation.randint_like,
+                               random_creation.manual_seed, random_creation.initial_seed)},
+    "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
     "Tensor": Tensor, "Size": Size,

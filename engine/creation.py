@@ -1,11 +1,12 @@
-"""Creation functions: torch.tensor, ones, zeros, full, eye, arange, linspace, rand, randn."""
+"""Creation functions: torch.tensor, ones, zeros, full, eye, arange, linspace (the random
+ones are in random_creation.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from . import dtypes, ranges
-from .operands import shape_arg
+from .operands import check_sizes, shape_arg
 from .session import check_allocation, current
 from .tensor import Tensor
 
@@ -43,7 +44,7 @@ def _infer_nested(data):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _finish_creation(array, dtype, requires_grad) -> Tensor:
+def finish_creation(array, dtype, requires_grad) -> Tensor:
     if dtype is not None:
         array = array.astype(dtype.np)
     if requires_grad and array.dtype.kind != "f":
@@ -60,22 +61,15 @@ def tensor(data, dtype=None, requires_grad=False) -> Tensor:
     array = _infer(data)
     if dtype is None and array.dtype == np.float64 and type(data) is not Tensor:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
-    return _finish_creation(array, dtype, requires_grad)
+    return finish_creation(array, dtype, requires_grad)
 
 
 def _filled(value, shape, dtype, requires_grad):
     dt = dtype or dtypes.DEFAULT_FLOAT
     shape = shape_arg(shape)
-    _check_sizes(shape)
+    check_sizes(shape)
     check_allocation(shape, dt.np)
-    return _finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
-
-
-def _check_sizes(shape) -> None:
-    for n in shape:
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                               f"{list(shape)}")
+    return finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False) -> Tensor:
@@ -94,6 +88,8 @@ def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
     return _filled(0, t.array.shape, dtype or t.dtype, requires_grad)
 
 
+# torch leaves the memory of an empty tensor as it finds it: zeros are one such content
+empty = zeros
 empty_like = zeros_like
 
 
@@ -106,7 +102,7 @@ def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
 def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
     dt = dtype or dtypes.DEFAULT_FLOAT
     check_allocation((n, n if m is None else m), dt.np)
-    return _finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
+    return finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
@@ -125,7 +121,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
         array = np.arange(start, start + step * count, step, dtype=dt.np)
     else:
         array = ranges.arange_values(start, step, count, dt.np)
-    return _finish_creation(array, None, requires_grad)
+    return finish_creation(array, None, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
@@ -144,35 +140,4 @@ def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
         index = np.arange(steps, dtype=np.float64)
         array = np.where(index < half, ranges.fma64(step, index, start),
                          ranges.fma64(-step, steps - 1 - index, end)).astype(dt.np)
-    return _finish_creation(array, None, requires_grad)
-
-
-def _generator():
-    """The run's random stream, made on first use: importing numpy.random costs ~6 ms of
-    start-up, and most programs draw nothing."""
-    session = current()
-    if session.generator is None:
-        session.generator = np.random.default_rng(0)
-    return session.generator
-
-
-def manual_seed(seed: int) -> None:
-    current().generator = np.random.default_rng(seed)  # now, so a bad seed fails on this line
-
-
-def rand(*size, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    _check_sizes(shape_arg(size))
-    check_allocation(shape_arg(size), np.float64)
-    return _finish_creation(_generator().random(shape_arg(size)).astype(dt.np), None,
-                            requires_grad)
-
-
-def randn(*size, dtype=None, requires_grad=False) -> Tensor:
-    dt = dtype or dtypes.DEFAULT_FLOAT
-    _check_sizes(shape_arg(size))
-    check_allocation(shape_arg(size), np.float64)
-    array = _generator().standard_normal(shape_arg(size)).astype(dt.np)
-    return _finish_creation(array, None, requires_grad)
-
-
+    return finish_creation(array, None, requires_grad)

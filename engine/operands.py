@@ -154,3 +154,16 @@ def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
 def array_dtype(v) -> np.dtype:
     """The NumPy dtype of an array or of a tensor's array (rules see either)."""
     return v.dtype if type(v) is np.ndarray or isinstance(v, np.generic) else v.array.dtype
+
+
+def is_tensor(value) -> bool:
+    """A tensor (for modules that do not name the Tensor class: those it is made from)."""
+    return hasattr(value, "grad_fn") and hasattr(value, "array")
+
+
+def check_sizes(shape) -> None:
+    """torch's error for a negative size in a new tensor's shape."""
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(shape)}")

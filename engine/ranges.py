@@ -11,50 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's constant for splitting a double in halves
-
-
-def _two_product(a: np.ndarray, b: np.ndarray):
-    """p, e with p = fl(a*b) and p + e == a*b exactly (Dekker)."""
-    p = a * b
-    ca = _SPLIT * a
-    a_hi = ca - (ca - a)
-    a_lo = a - a_hi
-    cb = _SPLIT * b
-    b_hi = cb - (cb - b)
-    b_lo = b - b_hi
-    e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    return p, e
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray):
-    """s, t with s = fl(a+b) and s + t == a + b exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    t = (a - (s - bb)) + (b - bb)
-    return s, t
-
-
-def fma64(a, b, c) -> np.ndarray:
-    """a*b + c rounded once to double (as a C compiler's fused multiply-add gives)."""
-    a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
-    p, e = _two_product(a, b)
-    s, t = _two_sum(p, c)
-    return s + (t + e)
-
-
-def fma32(a, b, c) -> np.ndarray:
-    """a*b + c rounded once to float32, for float32 a and c and integer b below 2**29.
-
-    The product is exact in double; the sum is made exact with two_sum and then rounded to
-    odd, so that the final rounding to float32 is the only one (no double rounding)."""
-    p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
-    s, t = _two_sum(p, np.asarray(c, dtype=np.float64))
-    inexact = t != 0
-    toward_zero = np.where(inexact & (np.sign(t) != np.sign(s)), np.nextafter(s, 0.0), s)
-    bits = toward_zero.view(np.int64) | inexact.astype(np.int64)
-    return bits.view(np.float64).astype(np.float32)
-
+from .fma import fma32, fma64
 
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}  # AVX2 registers, as torch's CPU build
 

@@ -41,6 +41,7 @@ def default_modules() -> dict[str, Any]:
     """The engine's torch, torch.nn and torch.nn.functional, plus the safe math namespace."""
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
+            "torch.nn.init": api.nn.init,
             "math": MathNamespace()}
 
 

@@ -13,7 +13,7 @@ from .runtime import BREAK, CONTINUE, RETURN, RETURN_SLOT, make_function
 from .sandbox import get_attribute, set_attribute
 
 Run = Callable[[dict], Any]
-MODULES = {"torch", "torch.nn", "torch.nn.functional", "math"}
+MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "math"}
 
 
 def compile_block(body: tuple, cx: Context) -> Run:
@@ -211,7 +211,7 @@ def compile_Assert(node: ast.Assert, cx: Context) -> Run:
 def compile_Import(node: ast.Import, cx: Context) -> Run:
     if node.module not in MODULES:
         raise TgError("ImportError", f"import of '{node.module}' is not supported in .tg programs "
-                      "(only torch, torch.nn, torch.nn.functional and math)", filename=cx.filename,
+                      "(only torch, torch.nn, torch.nn.functional, torch.nn.init and math)", filename=cx.filename,
                       line=node.line, col=node.col, end_col=node.end_col, exit_code=EXIT_SYNTAX)
     # `import torch.nn` binds `torch`, as in Python; `import torch.nn as nn` binds the submodule
     key = node.module if node.asname else node.module.split(".")[0]

@@ -45,12 +45,23 @@ FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)
 TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
             "torch.utils", "torch.ops", "torch.numpy()", "t.numpy()", "torch.hub",
             "torch.set_printoptions(precision=10)", "torch.compile(f)", "torch.jit"]
+# random numbers: the Generator object, torch.nn.init and the functions behind them
+RANDOM = ["torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
+          "torch.manual_seed(0)._words(3)", "torch.Generator()._next_normal",
+          "torch.Generator().__init__", "torch.Generator.__dict__", "torch.Generator.__mro__",
+          "torch.Generator().manual_seed.__self__", "torch.nn.init.__dict__",
+          "torch.nn.init._fans", "torch.nn.init.math", "torch.nn.init.uniform_.__globals__",
+          "torch.rand.__globals__", "torch.nn.functional.dropout.__code__",
+          "torch.randn(2).normal_.__func__", "import torch.nn.init.os",
+          "g = torch.Generator()\ng._seed = 1", "g = torch.Generator()\ng.initial_seed = len",
+          "torch.nn.init.uniform_ = print"]
 ASSIGNMENTS = ["t.__class__ = int", "t.array = 1", "y.grad_fn.op = None", "torch.tensor = len",
                "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len"]
 
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
-            + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS])
+            + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
+            + [("random", e) for e in RANDOM])
 
 
 def _as_statement(attempt: str) -> str:
