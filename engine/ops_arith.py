@@ -251,6 +251,9 @@ COS = op("CosBackward0", lambda F, g, out, a: g * -F.sin(a), saves="i",
 ABS = op("AbsBackward0", lambda F, g, out, a: g * F.sgn(a), saves="i",
          explain="absolute value", formulas=("∂|a|/∂a = sign(a): g·sign(a)",),
          check=Check(lambda a: a.abs(), (away_from_zero(3),)))
+ATAN = op("AtanBackward0", lambda F, g, out, a: g / F.add_scalar(a * a, 1), saves="i",
+          explain="arctangent", formulas=("∂(atan a)/∂a = 1/(1 + a²): g/(1 + a²)",),
+          check=Check(lambda a: a.atan(), (any_(3),)))
 SGN = op("SgnBackward0", lambda F, g, out, a: F.zeros_like(g),
          explain="sign is flat: its gradient is zero", formulas=("∂sgn(a)/∂a = 0",),
          check=Check(lambda a: a.sgn() * a, (away_from_zero(3),)))
@@ -263,6 +266,7 @@ log = _unary(LOG, np.log, "log")
 sqrt = _unary(SQRT, np.sqrt, "sqrt")
 sin = _unary(SIN, np.sin, "sin")
 cos = _unary(COS, np.cos, "cos")
+atan = _unary(ATAN, np.arctan, "atan", "arctan")
 
 
 @exposes(ABS, functions=("abs", "absolute"), methods=("abs", "absolute", "__abs__"))
