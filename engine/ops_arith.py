@@ -1,4 +1,4 @@
-"""Elementwise arithmetic and math: + - * / **, exp log sqrt sin cos, abs sign, comparisons.
+"""Elementwise arithmetic: + - * / **, where, clamp, comparisons and bitwise ops.
 
 Each rule uses the ops PyTorch's own derivative formula uses, so a gradient made with
 create_graph=True prints PyTorch's grad_fn names (`grad * 2` inside a formula is
@@ -13,7 +13,7 @@ from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, finish, floating, result_dtype
 from .registry import Check, Family, any_, away_from_zero, positive
 
-family = Family("Elementwise arithmetic and math")
+family = Family("Elementwise arithmetic")
 op, exposes, word = family.op, family.exposes, family.word
 
 # === binary arithmetic =========================================================================
@@ -219,70 +219,6 @@ def rpow(a, base):
     except NotAnOperand:
         return NotImplemented
     return record(POW_BASE, finish(np.power(y, x), dt), (a,), {"base": base})
-
-
-# === unary math =================================================================================
-
-def _unary(entry, compute, *names, method=True):
-    """The forward of a float op of one tensor (integers compute in the default float)."""
-    def forward(a):
-        return record(entry, compute(floating(a)), (a,))
-    forward.__name__ = forward.__qualname__ = names[0]
-    exposes(entry, functions=names, methods=names if method else ())(forward)
-    word(names[0], compute)(forward)
-    return forward
-
-
-EXP = op("ExpBackward0", lambda F, g, out, a: g * out, saves="o",
-         explain="exp is its own derivative", formulas=("∂(eᵃ)/∂a = eᵃ: g·out",),
-         check=Check(lambda a: a.exp(), (any_(3),)))
-LOG = op("LogBackward0", lambda F, g, out, a: g / a, saves="i",
-         explain="natural log", formulas=("∂(ln a)/∂a = 1/a: g/a",),
-         check=Check(lambda a: a.log(), (positive(3),)))
-SQRT = op("SqrtBackward0", lambda F, g, out, a: g / F.mul_scalar(out, 2), saves="o",
-          explain="square root", formulas=("∂(√a)/∂a = 1/(2√a): g/(2·out)",),
-          check=Check(lambda a: a.sqrt(), (positive(3),)))
-SIN = op("SinBackward0", lambda F, g, out, a: g * F.cos(a), saves="i",
-         explain="sine", formulas=("∂(sin a)/∂a = cos a: g·cos a",),
-         check=Check(lambda a: a.sin(), (any_(3),)))
-COS = op("CosBackward0", lambda F, g, out, a: g * -F.sin(a), saves="i",
-         explain="cosine", formulas=("∂(cos a)/∂a = -sin a: -g·sin a",),
-         check=Check(lambda a: a.cos(), (any_(3),)))
-ABS = op("AbsBackward0", lambda F, g, out, a: g * F.sgn(a), saves="i",
-         explain="absolute value", formulas=("∂|a|/∂a = sign(a): g·sign(a)",),
-         check=Check(lambda a: a.abs(), (away_from_zero(3),)))
-ATAN = op("AtanBackward0", lambda F, g, out, a: g / F.add_scalar(a * a, 1), saves="i",
-          explain="arctangent", formulas=("∂(atan a)/∂a = 1/(1 + a²): g/(1 + a²)",),
-          check=Check(lambda a: a.atan(), (any_(3),)))
-SGN = op("SgnBackward0", lambda F, g, out, a: F.zeros_like(g),
-         explain="sign is flat: its gradient is zero", formulas=("∂sgn(a)/∂a = 0",),
-         check=Check(lambda a: a.sgn() * a, (away_from_zero(3),)))
-SIGN = op("SignBackward0", lambda F, g, out, a: F.zeros_like(g),
-          explain="sign is flat: its gradient is zero", formulas=("∂sign(a)/∂a = 0",),
-          check=Check(lambda a: a.sign() * a, (away_from_zero(3),)))
-
-exp = _unary(EXP, np.exp, "exp")
-log = _unary(LOG, np.log, "log")
-sqrt = _unary(SQRT, np.sqrt, "sqrt")
-sin = _unary(SIN, np.sin, "sin")
-cos = _unary(COS, np.cos, "cos")
-atan = _unary(ATAN, np.arctan, "atan", "arctan")
-
-
-@exposes(ABS, functions=("abs", "absolute"), methods=("abs", "absolute", "__abs__"))
-def abs(a):
-    return record(ABS, np.abs(a.array), (a,))
-
-
-@exposes(SIGN, functions=("sign",), methods=("sign",))
-def sign(a):
-    return record(SIGN, np.sign(a.array), (a,))
-
-
-@word("sgn", np.sign)
-@exposes(SGN, functions=("sgn",), methods=("sgn",))
-def sgn(a):
-    return record(SGN, np.sign(a.array), (a,))
 
 
 # === where, clamp ===============================================================================

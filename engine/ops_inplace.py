@@ -14,7 +14,8 @@ import numpy as np
 
 from .graph import NUMBERS, MultiNode, record, short_name
 from .operands import NotAnOperand, binary, type_word
-from .ops_arith import add, div, mul, pow, sub
+from . import ops_math
+from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
 from .ops_index import check_item, is_advanced, plain, whole
 from .registry import Check, Family, any_
 from .session import current
@@ -107,6 +108,24 @@ def inplace_method(fn, name):
     method.__name__ = method.__qualname__ = name
     return method
 
+
+def unary_inplace(fn, name):
+    """`a.sin_()` / `torch.sin_(a)`: the function's result written into a (recorded as the
+    function itself, SinBackward0, as torch's in-place variants are)."""
+    def method(a, *args, **kwargs):
+        return inplace(a, fn(a, *args, **kwargs))
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _fn in (ops_math.exp, ops_math.log, ops_math.sqrt, ops_math.sin, ops_math.cos, ops_math.tan,
+            ops_math.atan, ops_math.log1p, ops_math.expm1, ops_math.exp2, ops_math.rsqrt,
+            ops_math.erf, ops_math.asin, ops_math.acos, ops_math.sinh, ops_math.cosh,
+            ops_math.log2, ops_math.log10, ops_math.abs, ops_math.sign, ops_math.sgn,
+            ops_math.floor, ops_math.ceil, ops_math.trunc, ops_math.round, ops_math.frac,
+            ops_math.square, neg, reciprocal, clamp):
+    _name = _fn.__name__ + "_"
+    exposes(functions=(_name,), methods=(_name,))(unary_inplace(_fn, _name))
 
 for _fn, _names in ((add, ("add_", "__iadd__")), (sub, ("sub_", "__isub__")),
                     (mul, ("mul_", "__imul__")), (div, ("div_", "__itruediv__")),

@@ -109,9 +109,9 @@ def mm(a, b):
 def bmm(a, b):
     x, y = a.array, b.array
     if x.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if y.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if y.shape[0] != x.shape[0] or y.shape[1] != x.shape[2]:
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "

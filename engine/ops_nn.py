@@ -1,10 +1,5 @@
-"""Activations and losses: relu, sigmoid, tanh, softmax, log_softmax, mse_loss, nll_loss,
-cross_entropy, and the backward ops PyTorch computes them with (TanhBackward, ...).
-
-PyTorch computes the gradients of these ops with ops of their own (tanh_backward,
-_softmax_backward_data, mse_loss_backward, ...), whose names appear in a double backward.
-Their array versions compute in the order torch's kernels do, so float32 results agree.
-"""
+"""Losses: mse_loss, nll_loss, cross_entropy, and the backward ops PyTorch computes their
+gradients with (MseLossBackwardBackward0, NllLossBackwardBackward0)."""
 
 from __future__ import annotations
 
@@ -13,157 +8,14 @@ import warnings
 import numpy as np
 
 from .graph import record
-from .operands import binary, dims, finish, floating, type_word
+from .operands import binary, finish, type_word
+from .ops_activation import log_softmax
 from .ops_index import index
 from .ops_reduce import mean, sum
-from .registry import Check, Family, any_, away_from_zero
+from .registry import Check, Family, any_
 
-family = Family("Activations and losses")
+family = Family("Losses")
 op, exposes, word = family.op, family.exposes, family.word
-
-
-def _tanh_backward_array(g, y):
-    return g * (1 - y * y)
-
-
-def _sigmoid_backward_array(g, y):
-    return g * (1 - y) * y
-
-
-def _threshold_backward_array(g, y, threshold):
-    return np.where(y <= threshold, 0, g).astype(g.dtype, copy=False)
-
-
-TANH_BACKWARD = op("TanhBackwardBackward0",
-                   lambda F, gg, o, g, y: F.tanh_backward(gg, y),
-                   lambda F, gg, o, g, y: gg * (F.mul_scalar(y, -2) * g), saves="i",
-                   explain="the gradient of tanh, g·(1 - y²), as an op of its own",
-                   formulas=("∂/∂g = 1 - y²", "∂/∂y = -2·y·g"),
-                   check=Check(lambda a: a.tanh(), (any_(3),)))
-SIGMOID_BACKWARD = op("SigmoidBackwardBackward0",
-                      lambda F, gg, o, g, y: F.sigmoid_backward(gg, y),
-                      lambda F, gg, o, g, y: gg * g * F.add_scalar(F.mul_scalar(y, -2), 1),
-                      saves="i", explain="the gradient of sigmoid, g·(1 - y)·y, as an op of its own",
-                      formulas=("∂/∂g = (1 - y)·y", "∂/∂y = g·(1 - 2y)"),
-                      check=Check(lambda a: a.sigmoid(), (any_(3),)))
-THRESHOLD_BACKWARD = op("ThresholdBackwardBackward0",
-                        lambda F, gg, o, g, y, threshold: F.threshold_backward(gg, y, threshold),
-                        lambda F, gg, o, g, y, threshold: F.zeros_like(gg), saves="i",
-                        explain="the gradient of relu: g where the input was positive",
-                        formulas=("∂/∂g = [y > 0]", "∂/∂y = 0"),
-                        check=Check(lambda a: a.relu() * a, (away_from_zero(3),)))
-
-
-def _pair_word(entry, compute, name, **params):
-    def tensor_version(g, y, *args):
-        extra = dict(zip(params, args))
-        return record(entry, compute(g.array, y.array, *args), (g, y), extra or None)
-    tensor_version.__name__ = name
-    return word(name, compute)(tensor_version)
-
-
-tanh_backward = _pair_word(TANH_BACKWARD, _tanh_backward_array, "tanh_backward")
-sigmoid_backward = _pair_word(SIGMOID_BACKWARD, _sigmoid_backward_array, "sigmoid_backward")
-threshold_backward = _pair_word(THRESHOLD_BACKWARD, _threshold_backward_array,
-                                "threshold_backward", threshold=None)
-
-TANH = op("TanhBackward0", lambda F, g, out, a: F.tanh_backward(g, out), saves="o",
-          explain="tanh", formulas=("∂(tanh a)/∂a = 1 - tanh²a: g·(1 - out²)",),
-          check=Check(lambda a: a.tanh(), (any_(3),)))
-SIGMOID = op("SigmoidBackward0", lambda F, g, out, a: F.sigmoid_backward(g, out), saves="o",
-             explain="sigmoid", formulas=("∂σ(a)/∂a = σ(a)(1-σ(a)): g·(1-out)·out",),
-             check=Check(lambda a: a.sigmoid(), (any_(3),)))
-RELU = op("ReluBackward0", lambda F, g, out, a: F.threshold_backward(g, out, 0), saves="o",
-          explain="relu lets the gradient through where the input was positive",
-          formulas=("∂relu(a)/∂a = [a > 0]: g·[out > 0]",), check=Check(lambda a: a.relu(), (away_from_zero(3),)))
-
-
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
-
-
-@exposes(TANH, functions=("tanh",), methods=("tanh",), nn=("tanh",))
-def tanh(a):
-    return record(TANH, np.tanh(floating(a)), (a,))
-
-
-@exposes(SIGMOID, functions=("sigmoid",), methods=("sigmoid",), nn=("sigmoid",))
-def sigmoid(a):
-    return record(SIGMOID, _sigmoid(floating(a)), (a,))
-
-
-@exposes(RELU, functions=("relu",), methods=("relu",), nn=("relu",))
-def relu(a):
-    return record(RELU, np.maximum(a.array, 0).astype(a.array.dtype, copy=False), (a,))
-
-
-# === softmax and log_softmax =====================================================================
-
-def _softmax_array(x, dim):
-    shifted = x - np.max(x, axis=dim, keepdims=True)
-    e = np.exp(shifted)
-    return e / np.sum(e, axis=dim, keepdims=True)
-
-
-def _softmax_backward_array(g, y, dim):
-    return y * (g - np.sum(g * y, axis=dim, keepdims=True))
-
-
-def _log_softmax_backward_array(g, y, dim):
-    return g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)
-
-
-SOFTMAX_BACKWARD = op(
-    "SoftmaxBackwardDataBackward0",
-    lambda F, gg, o, g, y, dim: F.softmax_backward(gg, y, dim),
-    lambda F, gg, o, g, y, dim: gg * g - gg * F.sum_dims(g * y, (dim,), True)
-    - g * F.sum_dims(gg * y, (dim,), True),
-    saves="i", explain="the gradient of softmax, y·(g - Σ g·y), as an op of its own",
-    formulas=("∂/∂g = y·(δ - y)", "∂/∂y"), check=Check(lambda a: a.softmax(1), (any_(2, 3),)))
-LOG_SOFTMAX_BACKWARD = op(
-    "LogSoftmaxBackwardDataBackward0",
-    lambda F, gg, o, g, y, dim: F.log_softmax_backward(gg, y, dim),
-    lambda F, gg, o, g, y, dim: -gg * F.exp(y) * F.sum_dims(g, (dim,), True),
-    saves="i", explain="the gradient of log-softmax, g - softmax·Σg, as an op of its own",
-    formulas=("∂/∂g = δ - softmax", "∂/∂y = -softmax·Σg"),
-    check=Check(lambda a: a.log_softmax(1), (any_(2, 3),)))
-softmax_backward = _pair_word(SOFTMAX_BACKWARD, _softmax_backward_array, "softmax_backward",
-                              dim=None)
-log_softmax_backward = _pair_word(LOG_SOFTMAX_BACKWARD, _log_softmax_backward_array,
-                                  "log_softmax_backward", dim=None)
-
-SOFTMAX = op("SoftmaxBackward0", lambda F, g, out, a, dim: F.softmax_backward(g, out, dim),
-             saves="o", explain="softmax", formulas=("∂softmax/∂a: out·(g - Σ g·out)",),
-             check=Check(lambda a: a.softmax(1), (any_(2, 3),)))
-LOG_SOFTMAX = op("LogSoftmaxBackward0",
-                 lambda F, g, out, a, dim: F.log_softmax_backward(g, out, dim), saves="o",
-                 explain="log-softmax", formulas=("∂log_softmax/∂a: g - softmax(a)·Σg",),
-                 check=Check(lambda a: a.log_softmax(1), (any_(2, 3),)))
-
-
-def _softmax_dim(dim, ndim, name):
-    if dim is None:
-        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
-                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
-        dim = 0 if ndim in (0, 1, 3) else 1  # torch's legacy implicit choice
-    return dims(dim, ndim)[0]
-
-
-@exposes(SOFTMAX, functions=("softmax",), methods=("softmax",), nn=("softmax",))
-def softmax(a, dim=None, dtype=None):
-    x = floating(a) if dtype is None else a.array.astype(dtype.np)
-    d = _softmax_dim(dim, x.ndim, "softmax")
-    return record(SOFTMAX, _softmax_array(x, d), (a,), {"dim": d})
-
-
-@exposes(LOG_SOFTMAX, functions=("log_softmax",), methods=("log_softmax",), nn=("log_softmax",))
-def log_softmax(a, dim=None, dtype=None):
-    x = floating(a) if dtype is None else a.array.astype(dtype.np)
-    d = _softmax_dim(dim, x.ndim, "log_softmax")
-    shifted = x - np.max(x, axis=d, keepdims=True)
-    out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
-    return record(LOG_SOFTMAX, out, (a,), {"dim": d})
-
 
 # === losses =======================================================================================
 

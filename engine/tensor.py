@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 
 from . import autograd, dtypes, graph
-from . import (ops_arith, ops_index, ops_inplace, ops_linalg, ops_nn, ops_random, ops_reduce,
-               ops_shape)
+from . import (ops_activation, ops_arith, ops_index, ops_inplace, ops_linalg, ops_math, ops_nn,
+               ops_random, ops_reduce, ops_shape)
 from .operands import sum_to
 from .printing import format_size, format_spec, format_tensor
 from .registry import FAMILIES, Rules
@@ -21,8 +21,8 @@ from .registry import FAMILIES, Rules
 # torch gives inf/nan silently; NumPy would print a RuntimeWarning on stderr
 np.seterr(all="ignore")
 
-FAMILY_MODULES = (ops_arith, ops_reduce, ops_shape, ops_index, ops_linalg, ops_nn, ops_inplace,
-                  ops_random)
+FAMILY_MODULES = (ops_arith, ops_math, ops_reduce, ops_shape, ops_index, ops_linalg,
+                  ops_activation, ops_nn, ops_inplace, ops_random)
 
 
 class Size(tuple):
