@@ -8,12 +8,16 @@ from the registry families; creation functions from creation.py.
 from __future__ import annotations
 
 from . import autograd as _autograd
-from . import creation, dtypes, init, random_creation
+from . import creation, devices, dtypes, init, random_creation
 from .graph import AccumulateGrad, Node
+from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES
 from .session import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .tensor import RULES, Size, Tensor
+from .tensor import LEGACY_TYPES, RULES, Size, Tensor
+
+
+VERSION = "2.13.0+cpu"  # the PyTorch whose behaviour autodiff reproduces (torch.__version__)
 
 
 def make_namespace(name: str, members: dict) -> object:
@@ -92,7 +96,10 @@ torch = make_namespace("torch", {
     "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
-    "Tensor": Tensor, "Size": Size,
+    "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
+    "device": devices.device, "cuda": make_namespace("torch.cuda", {
+        "is_available": devices.is_available, "device_count": devices.device_count}),
+    "set_printoptions": set_printoptions, "__version__": VERSION,
     **dtypes.ALIASES,
 })
 

@@ -5,44 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, ranges
-from .operands import check_sizes, shape_arg
+from . import devices, dtypes, ranges
+from .operands import check_sizes, infer_array, shape_arg
 from .session import check_allocation, current
 from .tensor import Tensor
-
-_NUMBERS = (bool, int, float)
-
-
-def _infer(data):
-    """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors."""
-    if type(data) is list and data and all(type(v) in _NUMBERS for v in data):
-        return np.array(data)  # the common flat case; NumPy infers bool/int64/float64 alike
-    return _infer_nested(data)
-
-
-def _infer_nested(data):
-    if type(data) is Tensor:
-        return data.array.copy()
-    if isinstance(data, (list, tuple)):
-        items = [_infer_nested(d) for d in data]
-        shapes = {i.shape for i in items}
-        if len(shapes) > 1:
-            first = items[0].shape
-            bad = next(i for i in items if i.shape != first)
-            raise ValueError(
-                f"expected sequence of length {first[0] if first else 0} at dim 1 "
-                f"(got {bad.shape[0] if bad.shape else 0})")
-        if not items:
-            return np.zeros(0, dtype=dtypes.DEFAULT_FLOAT.np)
-        return np.stack(items)
-    if isinstance(data, bool):
-        return np.asarray(data, dtype=np.bool_)
-    if isinstance(data, int):
-        return np.asarray(data, dtype=np.int64)
-    if isinstance(data, float):
-        return np.asarray(data, dtype=np.float64)  # narrowed by tensor() unless dtype= says
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-
 
 def finish_creation(array, dtype, requires_grad) -> Tensor:
     if dtype is not None:
@@ -57,8 +23,9 @@ def finish_creation(array, dtype, requires_grad) -> Tensor:
     return t
 
 
-def tensor(data, dtype=None, requires_grad=False) -> Tensor:
-    array = _infer(data)
+def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
+    array = infer_array(data)
     if dtype is None and array.dtype == np.float64 and type(data) is not Tensor:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
     return finish_creation(array, dtype, requires_grad)
@@ -72,19 +39,23 @@ def _filled(value, shape, dtype, requires_grad):
     return finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False) -> Tensor:
+def ones(*size, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     return _filled(1, size, dtype, requires_grad)
 
 
-def zeros(*size, dtype=None, requires_grad=False) -> Tensor:
+def zeros(*size, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     return _filled(0, size, dtype, requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False) -> Tensor:
+def ones_like(t, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     return _filled(1, t.array.shape, dtype or t.dtype, requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
+def zeros_like(t, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     return _filled(0, t.array.shape, dtype or t.dtype, requires_grad)
 
 
@@ -93,19 +64,22 @@ empty = zeros
 empty_like = zeros_like
 
 
-def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
+def full(size, fill_value, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     return _filled(fill_value, (size,), dtype, requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False) -> Tensor:
+def eye(n, m=None, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     dt = dtype or dtypes.DEFAULT_FLOAT
     check_allocation((n, n if m is None else m), dt.np)
     return finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     if end is None:
         start, end = 0, start
     floating = any(isinstance(v, float) for v in (start, end, step))
@@ -124,7 +98,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False) -> Tensor:
     return finish_creation(array, None, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False) -> Tensor:
+def linspace(start, end, steps, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
     dt = dtype or dtypes.DEFAULT_FLOAT
     if steps < 0:
         raise RuntimeError("linspace(): number of steps must be non-negative")

@@ -167,3 +167,42 @@ def check_sizes(shape) -> None:
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                f"{list(shape)}")
+
+
+_DATA_NUMBERS = (bool, int, float)
+
+
+def infer_array(data) -> np.ndarray:
+    """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors
+    (Python floats as float64 here: torch.tensor narrows them to the default dtype)."""
+    if type(data) is list and data and all(type(v) in _DATA_NUMBERS for v in data):
+        return np.array(data)  # the common flat case; NumPy infers bool/int64/float64 alike
+    return _infer_nested(data)
+
+
+def _infer_nested(data):
+    if is_tensor(data):
+        return np.array(data.array, copy=True)
+    if isinstance(data, (list, tuple)):
+        items = [_infer_nested(d) for d in data]
+        shapes = {i.shape for i in items}
+        if len(shapes) > 1:
+            first = items[0].shape
+            bad = next(i for i in items if i.shape != first)
+            raise ValueError(
+                f"expected sequence of length {first[0] if first else 0} at dim 1 "
+                f"(got {bad.shape[0] if bad.shape else 0})")
+        if not items:
+            return np.zeros(0, dtype=np.float32)
+        return np.stack(items)
+    if isinstance(data, bool):
+        return np.asarray(data, dtype=np.bool_)
+    if isinstance(data, int):
+        if not -2 ** 63 <= data < 2 ** 63:
+            raise RuntimeError("Overflow when unpacking long")
+        return np.asarray(data, dtype=np.int64)
+    if isinstance(data, float):
+        return np.asarray(data, dtype=np.float64)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")

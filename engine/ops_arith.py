@@ -390,3 +390,22 @@ def _zeros_like_tensor(t):
 
 
 word("zeros_like", np.zeros_like)(_zeros_like_tensor)
+
+
+# === closeness (no gradient) ======================================================================
+
+@exposes(functions=("isclose",), methods=("isclose",))
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    x, y, _ = binary(a, b)
+    return type(a)._wrap(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@exposes(functions=("allclose",), methods=("allclose",))
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.all(isclose(a, b, rtol, atol, equal_nan).array))
+
+
+@exposes(functions=("equal",), methods=("equal",))
+def equal(a, b):
+    """Same shape and same values (torch's answer for tensors of other shapes: False)."""
+    return a.array.shape == b.array.shape and bool(np.array_equal(a.array, b.array))

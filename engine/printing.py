@@ -1,19 +1,18 @@
 """Render tensors, dtypes, sizes and autograd objects exactly as PyTorch 2.13 prints them.
 
-Everything here is a pure function of NumPy data; the engine passes its arrays plus the
-autograd facts (requires_grad, grad_fn name).  Only PyTorch's *default* print options are
-supported: precision 4, threshold 1000, edgeitems 3, linewidth 80, sci_mode auto.
-The rules were worked out by observing torch's output, case by case.
+Everything here is a function of NumPy data and of the run's print options
+(`torch.set_printoptions`: precision 4, threshold 1000, edgeitems 3, linewidth 80 and
+sci_mode auto by default); the engine passes its arrays plus the autograd facts
+(requires_grad, grad_fn name). The rules were worked out by observing torch's output,
+case by case.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-PRECISION = 4
-THRESHOLD = 1000  # summarize when numel() is strictly greater
-EDGEITEMS = 3
-LINEWIDTH = 80
+from .session import current
+
 
 _PREFIX = "tensor("
 
@@ -93,7 +92,7 @@ def format_tensor(
         if data.dtype != np.float32:
             suffixes.append("dtype=" + format_dtype(data.dtype))
     else:
-        body = _format_body(data, len(_PREFIX))
+        body = _format_body(data, len(_PREFIX), current().print_options)
         if data.dtype not in _IMPLICIT_DTYPES:
             suffixes.append("dtype=" + format_dtype(data.dtype))
     if grad_fn_name is not None:
@@ -113,8 +112,9 @@ def _join_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     # has been moved to its own line; reproduce that so the wrap points agree.
     parts = [text]
     running = len(text) - (text.rfind("\n") + 1) + 2
+    linewidth = current().print_options.linewidth
     for suffix in suffixes:
-        if running + len(suffix) + 2 > LINEWIDTH:
+        if running + len(suffix) + 2 > linewidth:
             parts.append(",\n" + " " * indent + suffix)
             running = indent + len(suffix)
         else:
@@ -124,39 +124,40 @@ def _join_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
-def _format_body(data: np.ndarray, indent: int) -> str:
+def _format_body(data: np.ndarray, indent: int, options) -> str:
     """The bracketed element text, without the "tensor(" prefix or suffixes."""
-    summarize = data.size > THRESHOLD
+    edge = options.edgeitems
+    summarize = data.size > options.threshold
     # With summarization only the shown edge items exist as far as layout and the
     # width/mode choice are concerned, so cut them out once up front.
-    cut = tuple(summarize and n > 2 * EDGEITEMS for n in data.shape)
+    cut = tuple(summarize and n > 2 * edge for n in data.shape)
     if any(cut):
         index = [
-            np.r_[0:EDGEITEMS, n - EDGEITEMS:n] if c else np.arange(n)
+            np.r_[0:edge, n - edge:n] if c else np.arange(n)
             for n, c in zip(data.shape, cut)
         ]
         shown = data[np.ix_(*index)]
     else:
         shown = data
-    cells = _format_cells(shown.reshape(-1))
+    cells = _format_cells(shown.reshape(-1), options)
     width = cells.width
     if data.ndim == 0:
         return cells.strings[0]
     strings = np.array(cells.strings, dtype=object).reshape(shown.shape)
-    return _nested(strings, cut, indent, width)
+    return _nested(strings, cut, indent, width, options)
 
 
-def _nested(strings: np.ndarray, cut: tuple[bool, ...], indent: int, width: int) -> str:
+def _nested(strings: np.ndarray, cut: tuple[bool, ...], indent: int, width: int, options) -> str:
     if strings.ndim == 1:
         items = list(strings)
         if cut[0]:
-            items.insert(EDGEITEMS, " ...")
-        per_line = max(1, (LINEWIDTH - indent) // (width + 2))
+            items.insert(options.edgeitems, " ...")
+        per_line = max(1, (options.linewidth - indent) // (width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    rows = [_nested(sub, cut[1:], indent + 1, width) for sub in strings]
+    rows = [_nested(sub, cut[1:], indent + 1, width, options) for sub in strings]
     if cut[0]:
-        rows.insert(EDGEITEMS, "...")
+        rows.insert(options.edgeitems, "...")
     # sub-blocks are separated by (ndim - 1) newlines: blank lines between 2-d blocks etc.
     sep = "," + "\n" * (strings.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(rows) + "]"
@@ -170,7 +171,7 @@ class _Cells:
         self.width = width
 
 
-def _format_cells(flat: np.ndarray) -> _Cells:
+def _format_cells(flat: np.ndarray, options) -> _Cells:
     """Format the shown elements and right-align them to one common width.
 
     The width (which also decides how many elements fit on a line) comes from every
@@ -185,13 +186,16 @@ def _format_cells(flat: np.ndarray) -> _Cells:
     values = flat.tolist()  # Python floats of the stored (e.g. float32) values
     finite_nz = np.isfinite(flat) & (flat != 0)
     style = _float_style(flat[finite_nz])
+    if options.sci_mode is not None:  # set_printoptions(sci_mode=...) overrides the choice
+        style = "sci" if options.sci_mode else ("int" if style == "int" else "fixed")
+    precision = options.precision
     if style == "sci":
-        raw = [f"{v:.{PRECISION}e}" for v in values]
+        raw = [f"{v:.{precision}e}" for v in values]
     elif style == "int":
         # integral floats print as "3." ; nan/inf keep their plain spelling
         raw = [f"{v:.0f}." if v - v == 0 else f"{v:.0f}" for v in values]
     else:
-        raw = [f"{v:.{PRECISION}f}" for v in values]
+        raw = [f"{v:.{precision}f}" for v in values]
     width = 1
     for s, keep in zip(raw, finite_nz.tolist()):
         if keep and len(s) > width:
@@ -210,3 +214,27 @@ def _float_style(nonzero: np.ndarray) -> str:
     if bool(np.all(np.ceil(nonzero) == nonzero)):
         return "sci" if spread else "int"
     return "sci" if spread or small < 1.0e-4 else "fixed"
+
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, float("inf"), 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """torch.set_printoptions for the rest of the run (a profile first, then the options
+    given; sci_mode is always set, None meaning torch's automatic choice)."""
+    options = current().print_options
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"unknown print profile {profile!r}")
+        options.precision, options.threshold, options.edgeitems, options.linewidth = \
+            _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise TypeError(f"set_printoptions(): {name} must be a number, not "
+                                f"{type(value).__name__}")
+            setattr(options, name, value)
+    options.sci_mode = sci_mode

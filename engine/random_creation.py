@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
+from . import devices, dtypes
 from . import random_args as parse
 from .creation import finish_creation
 from .operands import check_sizes
@@ -41,11 +41,15 @@ def _shown(**kwargs) -> dict:
 
 # --- creation --------------------------------------------------------------------------------
 
-def rand(*args, size=None, generator=None, dtype=None, requires_grad=False, **unknown) -> Tensor:
+def rand(*args, size=None, generator=None, dtype=None, requires_grad=False, device=None,
+         **unknown) -> Tensor:
+    devices.check(device)
     return _uniform_or_normal("rand", args, size, generator, dtype, requires_grad, unknown)
 
 
-def randn(*args, size=None, generator=None, dtype=None, requires_grad=False, **unknown) -> Tensor:
+def randn(*args, size=None, generator=None, dtype=None, requires_grad=False, device=None,
+          **unknown) -> Tensor:
+    devices.check(device)
     return _uniform_or_normal("randn", args, size, generator, dtype, requires_grad, unknown)
 
 
@@ -63,7 +67,8 @@ def _uniform_or_normal(fn, args, size, generator, dtype, requires_grad, unknown)
 
 
 def randint(*args, low=None, high=None, size=None, generator=None, dtype=None,
-            requires_grad=False, **unknown) -> Tensor:
+            requires_grad=False, device=None, **unknown) -> Tensor:
+    devices.check(device)
     given = {"low": low, "high": high, "size": size}
     shown = _shown(**given, dtype=dtype, **unknown)
     count = len(args) + sum(v is not None for v in given.values())
@@ -124,8 +129,9 @@ def _integer_bounds(low: int, high: int, dt: np.dtype) -> tuple[int, int]:
     return low, high
 
 
-def randperm(*args, n=None, generator=None, dtype=None, requires_grad=False,
+def randperm(*args, n=None, generator=None, dtype=None, requires_grad=False, device=None,
              **unknown) -> Tensor:
+    devices.check(device)
     shown = _shown(n=n, dtype=dtype, **unknown)
     if unknown or len(args) + (n is not None) != 1:
         raise parse.invalid("randperm", args, shown)
@@ -142,22 +148,25 @@ def randperm(*args, n=None, generator=None, dtype=None, requires_grad=False,
     return _new((n,), dtype, requires_grad, lambda count, dt: gen.permutation(n).astype(dt))
 
 
-def rand_like(input=None, *args, generator=None, dtype=None, requires_grad=False,
+def rand_like(input=None, *args, generator=None, dtype=None, requires_grad=False, device=None,
               **unknown) -> Tensor:
+    devices.check(device)
     _like("rand_like", input, args, _shown(dtype=dtype, **unknown))
     return rand(size=input.array.shape, generator=generator, dtype=dtype or input.dtype,
                 requires_grad=requires_grad)
 
 
-def randn_like(input=None, *args, generator=None, dtype=None, requires_grad=False,
+def randn_like(input=None, *args, generator=None, dtype=None, requires_grad=False, device=None,
                **unknown) -> Tensor:
+    devices.check(device)
     _like("randn_like", input, args, _shown(dtype=dtype, **unknown))
     return randn(size=input.array.shape, generator=generator, dtype=dtype or input.dtype,
                  requires_grad=requires_grad)
 
 
 def randint_like(input=None, *args, low=None, high=None, generator=None, dtype=None,
-                 requires_grad=False, **unknown) -> Tensor:
+                 requires_grad=False, device=None, **unknown) -> Tensor:
+    devices.check(device)
     shown = _shown(low=low, high=high, dtype=dtype, **unknown)
     bounds = [low, high] if low is not None else [high] if high is not None else []
     if type(input) is not Tensor or unknown or len(args) + len(bounds) not in (1, 2) \
@@ -183,9 +192,10 @@ _MISSING = object()
 
 
 def normal(*args, mean=_MISSING, std=_MISSING, size=None, generator=None, dtype=None,
-           requires_grad=False, **unknown) -> Tensor:
+           requires_grad=False, device=None, **unknown) -> Tensor:
     """torch.normal(mean, std[, size]): either may be a tensor (then the other is a number
     or a tensor and there is no size), or both numbers with a size."""
+    devices.check(device)
     given = {"mean": mean, "std": std, "size": size}
     shown = _shown(**{k: v for k, v in given.items() if v is not _MISSING}, dtype=dtype,
                    requires_grad=requires_grad, **unknown)

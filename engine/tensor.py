@@ -11,10 +11,11 @@ import warnings
 
 import numpy as np
 
-from . import autograd, dtypes, graph
+from . import autograd, devices, dtypes, graph
 from . import (ops_activation, ops_arith, ops_index, ops_inplace, ops_linalg, ops_math, ops_nn,
                ops_random, ops_reduce, ops_shape)
-from .operands import sum_to
+from .operands import check_sizes, infer_array, sum_to
+from .session import check_allocation
 from .printing import format_size, format_spec, format_tensor
 from .registry import FAMILIES, Rules
 
@@ -59,12 +60,40 @@ def _registry_methods() -> dict:
     return methods
 
 
-class Tensor:
+class _TensorType(type):
+    """The metaclass of Tensor and of torch's legacy typed classes (FloatTensor, ...):
+    calling one builds a tensor as torch's legacy constructor does; it prints as torch's."""
+
+    def __call__(cls, *args, device=None, **kwargs):
+        devices.check(device)
+        if kwargs:
+            raise TypeError(f"new() received an invalid combination of arguments - got "
+                            f"({', '.join(f'{k}={type(v).__name__}' for k, v in kwargs.items())})")
+        dtype = (cls.__dict__.get("legacy_dtype") or dtypes.DEFAULT_FLOAT).np
+        if not args:
+            return Tensor._wrap(np.zeros(0, dtype=dtype))
+        if all(type(a) is int for a in args) or (len(args) == 1 and type(args[0]) is Size):
+            shape = tuple(args[0]) if type(args[0]) is Size else args
+            check_sizes(shape)
+            check_allocation(shape, dtype)
+            return Tensor._wrap(np.zeros(shape, dtype=dtype))  # (torch leaves it uninitialized)
+        if len(args) == 1 and not isinstance(args[0], (bool, int, float, str)):
+            return Tensor._wrap(infer_array(args[0]).astype(dtype))
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+    def __instancecheck__(cls, obj) -> bool:
+        legacy = cls.__dict__.get("legacy_dtype")
+        if legacy is None:
+            return type.__instancecheck__(cls, obj)
+        return type(obj) is Tensor and obj.array.dtype == legacy.np
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+class Tensor(metaclass=_TensorType):
     __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "_base", "_accumulator",
                  "_retains_grad", "__weakref__")
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("use torch.tensor(...) to create a tensor")
 
     @classmethod
     def _wrap(cls, data, grad_fn=None, requires_grad=False) -> "Tensor":
@@ -212,12 +241,32 @@ class Tensor:
         name = self.grad_fn.op.name if self.grad_fn is not None else None
         return format_spec(self.array, spec, requires_grad=self.requires_grad, grad_fn_name=name)
 
-    # --- conversions ------------------------------------------------------------------------
-    def to(self, *args, dtype=None, **kwargs):
+    # --- conversions and devices ---------------------------------------------------------
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
+           memory_format=None):
+        """`.to(dtype)`, `.to("cpu")`, `.to(device, dtype)`, `.to(other)` (its dtype)."""
         for arg in args:
             if isinstance(arg, dtypes.DType):
                 dtype = arg
-        return self if dtype is None else ops_shape.to_dtype(self, dtype)
+            elif type(arg) is Tensor:
+                dtype = arg.dtype
+            else:
+                devices.check(arg)
+        devices.check(device)
+        result = self if dtype is None else ops_shape.to_dtype(self, dtype)
+        return ops_shape.clone(result) if copy and result is self else result
+
+    @property
+    def device(self) -> devices.device:
+        return devices.CPU
+
+    is_cuda = False
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args, **kwargs) -> "Tensor":
+        raise AssertionError(devices.NO_CUDA)
 
     def float(self):
         return ops_shape.to_dtype(self, dtypes.float32)
@@ -284,7 +333,7 @@ class Tensor:
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool"}
+        "bool", "device", "is_cuda", "cpu", "cuda"}
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
 
 
@@ -341,3 +390,13 @@ TENSOR_RULES = Rules(1, gradient=_as_tensor, sum_to=_sum_to_tensor, zeros=_zeros
                      result_of=lambda node, out: Tensor._wrap(out, grad_fn=node),
                      first_grad=_first_grad)
 RULES = (ARRAY_RULES, TENSOR_RULES)
+
+
+def _typed(name: str, dtype) -> type:
+    return _TensorType(name, (), {"legacy_dtype": dtype, "__slots__": (), "_tg_public": frozenset()})
+
+
+# torch's legacy typed tensor classes: calling one makes a tensor of its dtype
+LEGACY_TYPES = {name: _typed(name, dtype) for name, dtype in (
+    ("FloatTensor", dtypes.float32), ("DoubleTensor", dtypes.float64),
+    ("LongTensor", dtypes.int64), ("IntTensor", dtypes.int32), ("BoolTensor", dtypes.bool_))}

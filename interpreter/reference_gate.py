@@ -27,6 +27,8 @@ from functools import lru_cache
 from autodiff.parser import TgError, parse
 from autodiff.parser import ast as tg_ast
 
+from .sandbox import READABLE_DUNDERS, private
+
 REFUSED = "refused"  # the error class of a refusal's diagnostic
 
 
@@ -53,7 +55,8 @@ def language_surface() -> dict[str, list[str]]:
                 readable |= own.get("_tg_public", frozenset())
                 writable |= own.get("_tg_writable", frozenset())
     return {"builtins": sorted(make_builtins(Runtime())), "modules": sorted(MODULES),
-            "readable": sorted(readable), "writable": sorted(writable)}
+            "readable": sorted(readable), "writable": sorted(writable),
+            "readable_dunders": sorted(READABLE_DUNDERS)}
 
 
 def check_program(source: str, filename: str) -> TgError | None:
@@ -67,7 +70,7 @@ def check_program(source: str, filename: str) -> TgError | None:
         return exc
     for node in tg_ast.walk(module):
         for name, col in _identifiers(node):
-            if unicodedata.normalize("NFKC", name).startswith("_"):
+            if private(unicodedata.normalize("NFKC", name)):
                 return TgError(REFUSED, f"'{name}' starts with '_': no .tg name does",
                                filename=filename, line=node.line, col=col,
                                end_col=col + len(name))
@@ -96,6 +99,10 @@ def _identifiers(node) -> list[tuple[str, int]]:
 # lines and 0-based UTF-8 byte columns.
 CHILD_GATE = r'''
 import ast as _ast, builtins as _builtins, re as _re, string as _string
+
+
+def _private(name):
+    return name.startswith("_") and name not in _SURFACE["readable_dunders"]
 
 _NODES = tuple(getattr(_ast, _n) for _n in (
     "Module", "Expr", "Assign", "AugAssign", "If", "While", "For", "Break", "Continue", "Pass",
@@ -195,7 +202,7 @@ def _problem(node, at, readable, writable, outside, bound):
     else:
         names = []
     for name in names:
-        if name.startswith("_"):
+        if _private(name):
             return at(node, f"'{name}' starts with '_': no .tg name does",
                       name if isinstance(node, _ast.Attribute) else None)
     if isinstance(node, _ast.Name) and node.id in outside and node.id not in bound:

@@ -1,7 +1,8 @@
 """What a .tg program may reach through attributes.
 
-A name starting with '_' is always refused. Engine classes (and namespace objects)
-list their public names in `_tg_public`; Python's own values get a small fixed table.
+A name starting with '_' is always refused (but `__version__`, a plain string, where an
+object lists it). Engine classes (and namespace objects) list their public names in
+`_tg_public`; Python's own values get a small fixed table.
 """
 
 from __future__ import annotations
@@ -11,6 +12,14 @@ from types import ModuleType
 from typing import Any, Callable
 
 AttributePolicy = Callable[[Any, str], bool]
+
+# the only names starting with '_' a program may read, where an object lists them as public
+READABLE_DUNDERS = frozenset({"__version__"})
+
+
+def private(name: str) -> bool:
+    """Never reachable: a name starting with '_' (and not a readable dunder)."""
+    return name.startswith("_") and name not in READABLE_DUNDERS
 
 # Methods of plain Python values that tensor programs need; nothing else is reachable.
 BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
@@ -54,14 +63,14 @@ def _owner(obj: Any) -> str:
 
 
 def refuse(obj: Any, name: str, writing: bool = False) -> AttributeError:
-    if name.startswith("_") or not hasattr(obj, name):
+    if private(name) or not hasattr(obj, name):
         return AttributeError(f"{_owner(obj)} has no attribute '{name}'")
     verb = "setting" if writing else "attribute"
     return AttributeError(f"{_owner(obj)} {verb} '{name}' is not supported in .tg programs")
 
 
 def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
-    if name.startswith("_") or not policy(obj, name):
+    if private(name) or not policy(obj, name):
         raise refuse(obj, name)
     if type(obj) is str and name == "format":
         return SafeFormatter().bound(obj)

@@ -44,7 +44,7 @@ FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)
                   "f'{t.array}'", "'{0.array}'.format(t)"]
 TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
             "torch.utils", "torch.ops", "torch.numpy()", "t.numpy()", "torch.hub",
-            "torch.set_printoptions(precision=10)", "torch.compile(f)", "torch.jit"]
+            "torch.compile(f)", "torch.jit"]
 # random numbers: the Generator object, torch.nn.init and the functions behind them
 RANDOM = ["torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
           "torch.manual_seed(0)._words(3)", "torch.Generator()._next_normal",

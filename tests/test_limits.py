@@ -60,3 +60,13 @@ def test_a_run_does_not_leak_grad_mode_into_the_next():
     out = io.StringIO()
     run_source("print(torch.is_grad_enabled())\n", "b.tg", out=out)
     assert out.getvalue() == "True\n"
+
+
+def test_print_options_belong_to_one_run():
+    """set_printoptions lasts for its own run only, as in a process of its own."""
+    first = run_source("torch.set_printoptions(precision=1)\nprint(torch.tensor([1.25]))\n",
+                       "a.tg", out=io.StringIO())
+    assert first.error is None
+    out = io.StringIO()
+    run_source("print(torch.tensor([1.25]))\n", "b.tg", out=out)
+    assert out.getvalue() == "tensor([1.2500])\n"

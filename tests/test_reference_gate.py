@@ -132,7 +132,10 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert {"backward", "grad_fn", "zeros_like", "format"} <= set(surface["readable"])
     assert not {"load", "save", "numpy"} & set(surface["readable"])
     assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
-    assert not any(n.startswith("_") for names in surface.values() for n in names)
+    allowed = set(surface["readable_dunders"])
+    assert allowed == {"__version__"}
+    assert not any(n.startswith("_") and n not in allowed
+                   for names in surface.values() for n in names)
 
 
 # --- the commands that use the reference ------------------------------------------------
