@@ -72,6 +72,8 @@ def build_graph(trace: Trace, root: str | None = None) -> Graph:
     tensor = pick_root(trace, root)
     namer = Namer(trace)
     start = tensor.grad_fn if tensor.grad_fn is not None else accumulate_node(tensor)
+    if start is None:  # a view of a leaf taken under no_grad: it has no node at all
+        raise UsageError("the chosen tensor is a view taken under no_grad: it has no graph")
     ids: dict[int, GraphNode] = {}
     order: list[GraphNode] = []
     # iterative depth-first walk (a .tg loop can build very long chains)

@@ -85,6 +85,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     floating = any(isinstance(v, float) for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     dt = dtype or (dtypes.DEFAULT_FLOAT if floating else dtypes.int64)
     count = max(0, int(np.ceil((end - start) / step)))
     check_allocation((count,), dt.np)

@@ -45,6 +45,9 @@ class Node:
     def name(self) -> str:
         return self.op.qualified_name
 
+    def tg_type_name(self) -> str:
+        return self.op.name  # torch's node classes are named after the op (MulBackward0)
+
     def __repr__(self) -> str:
         return format_grad_fn(self.op.name, id(self))
 
@@ -79,9 +82,14 @@ class AccumulateGrad:
         return format_grad_fn("AccumulateGrad", id(self))
 
 
-def accumulate_node(tensor) -> AccumulateGrad:
+NO_ACCUMULATOR = False  # a view taken under no_grad: it requires grad but accumulates nowhere
+
+
+def accumulate_node(tensor) -> AccumulateGrad | None:
     """The leaf's AccumulateGrad, alive as long as some graph refers to it (as in torch)."""
     ref = tensor._accumulator
+    if ref is NO_ACCUMULATOR:
+        return None
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(tensor)
@@ -93,7 +101,7 @@ def edge_to(t) -> tuple:
     """(node, output number) through which a gradient reaches tensor `t`."""
     node = t.grad_fn
     if node is None:
-        return accumulate_node(t), 0
+        return accumulate_node(t), 0  # (None, 0) for a view without accumulator
     return (node, node.output_nr(t)) if type(node) is MultiNode else (node, 0)
 
 
@@ -126,9 +134,11 @@ def record(op, out_data, inputs, params=None):
                 break
     if op.views:
         share_storage(out, inputs[0])
-        # torch: a view made under no_grad still says requires_grad (as a leaf)
+        # torch: a view made under no_grad still says requires_grad (as a leaf), but a
+        # backward through it accumulates nowhere
         if not session.grad_enabled and inputs[0].requires_grad:
             out.requires_grad = True
+            out._accumulator = NO_ACCUMULATOR
     return out
 
 
@@ -150,6 +160,7 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
             share_storage(t, inputs[0])
             if not session.grad_enabled and inputs[0].requires_grad:
                 t.requires_grad = True
+                t._accumulator = NO_ACCUMULATOR
     return outs
 
 
@@ -252,6 +263,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
     """
     session = current()
     observe = session.observers.backward_step
+    kept = [(edge, g) for edge, g in zip(roots, grads) if edge[0] is not None]
+    roots, grads = [edge for edge, _ in kept], [g for _, g in kept]  # (no accumulator: nowhere)
     root_nodes = [node for node, _ in roots]
     counts = _dependencies(root_nodes)
     targets = capture if capture is not None else inputs
@@ -303,7 +316,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
             inputs_grads = _apply_rule(node, g, rules, create_graph)
             if observe is not None:
                 observe(node, g, inputs_grads)
-            if not retain_graph and (node.saved is not None or node.out is not None):
+            if not retain_graph and (node.saved is not None or node.out is not None
+                                     or node.op.saves_params):
                 node.saved = _FREED  # what the node saved (inputs or its result) is released
                 node.out = None
             for (child, nr), gi, meta in zip(node.next_functions, inputs_grads, node.meta):

@@ -95,7 +95,7 @@ def sigmoid(a):
 
 @exposes(RELU, functions=("relu",), methods=("relu",), nn=("relu",))
 def relu(a, inplace=False):
-    result = record(RELU, np.maximum(a.array, 0).astype(a.array.dtype, copy=False), (a,))
+    result = record(RELU, np.maximum(0, a.array).astype(a.array.dtype, copy=False), (a,))
     return write_in_place(a, result) if inplace else result
 
 

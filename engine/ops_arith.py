@@ -228,7 +228,7 @@ WHERE = op("WhereBackward0", lambda F, g, out, a, b, condition: F.where(conditio
            lambda F, g, out, a, b, condition: F.where(condition, 0.0, g),
            explain="where(c, a, b): g goes where each element came from",
            formulas=("g where c", "g where not c"),
-           check=Check(lambda a, b: a.where(a > 0, b), (away_from_zero(4), any_(4))))
+           check=Check(lambda a, b: a.where(a > 0, b), (away_from_zero(4), any_(4))), saves="p")
 
 
 def _condition(condition):
@@ -283,9 +283,9 @@ def clamp(a, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = a.array
     if min is not None:
-        out = np.maximum(out, min)
+        out = np.maximum(min, out)  # (the input on a tie, as torch: -0. stays -0.)
     if max is not None:
-        out = np.minimum(out, max)
+        out = np.minimum(max, out)
     dt = result_dtype(a, *(v for v in (min, max) if v is not None))
     return record(CLAMP, finish(out, dt), (a,), {"low": min, "high": max})
 

@@ -94,7 +94,7 @@ INDEX = op("IndexBackward0",
            lambda F, g, out, a, shape, key: F.index_put_zeros(g, shape, key),
            explain="indexing with lists, tensors or masks: g is added where elements came from",
            formulas=("g scattered (repeats add up)",),
-           check=Check(lambda a: a[[0, 0, 1]], (any_(2, 3),)))
+           check=Check(lambda a: a[[0, 0, 1]], (any_(2, 3),)), saves="p")
 
 
 @word("select", lambda g, dim, index: g[_key(dim, index)])
@@ -251,13 +251,14 @@ MASKED_FILL = op("MaskedFillBackward0",
                  lambda F, g, out, a, mask, value: F.masked_fill(g, mask, 0.0),
                  explain="masked_fill overwrites the masked elements: g flows elsewhere",
                  formulas=("g where not mask",),
-                 check=Check(lambda a: a.masked_fill(a > 0, 0.5), (any_(2, 3),)))
+                 check=Check(lambda a: a.masked_fill(a > 0, 0.5), (any_(2, 3),)), saves="p")
 MASKED_FILL_TENSOR = op("MaskedFillBackward1",
                         lambda F, g, out, a, value, mask: F.masked_fill(g, mask, 0.0),
                         lambda F, g, out, a, value, mask: F.sum_all(F.where(mask, g, 0.0)),
                         explain="masked_fill with a tensor value v: v gets the masked part of g",
                         formulas=("g where not mask", "Σ g where mask"),
-                        check=Check(lambda a, v: a.masked_fill(a > 0, v), (any_(2, 3), any_())))
+                        check=Check(lambda a, v: a.masked_fill(a > 0, v), (any_(2, 3), any_())),
+                        saves="p")
 
 
 def _masked_fill_arrays(a, mask, value):
@@ -297,24 +298,27 @@ SCATTER = op("ScatterBackward0",
              lambda F, g, out, a, src, dim, index: F.gather(g, dim, index),
              explain="scatter writes src's values at index: they get g from there, a the rest",
              formulas=("g where not written", "g gathered at index"),
-             check=Check(lambda a, s: a.scatter(1, _index(a, [[0], [2]]), s), (any_(2, 3), any_(2, 1))))
+             check=Check(lambda a, s: a.scatter(1, _index(a, [[0], [2]]), s), (any_(2, 3), any_(2, 1))),
+             saves="p")
 SCATTER_VALUE = op("ScatterBackward1",
                    lambda F, g, out, a, dim, index, value: F.scatter(g, dim, index, 0.0),
                    explain="scatter of a number: the written places get no gradient",
                    formulas=("g where not written",),
-                   check=Check(lambda a: a.scatter(1, _index(a, [[0], [2]]), 0.5), (any_(2, 3),)))
+                   check=Check(lambda a: a.scatter(1, _index(a, [[0], [2]]), 0.5), (any_(2, 3),)),
+                   saves="p")
 GATHER = op("GatherBackward0",
             lambda F, g, out, a, dim, index, shape:
             F.scatter_add(F.zeros(shape, array_dtype(g)), dim, index, g),
             explain="gather picks elements at index: g is added back where they came from",
             formulas=("g scattered (repeats add up)",),
-            check=Check(lambda a: a.gather(1, _index(a, [[0, 0], [2, 1]])), (any_(2, 3),)))
+            check=Check(lambda a: a.gather(1, _index(a, [[0, 0], [2, 1]])), (any_(2, 3),)),
+            saves="p")
 SCATTER_ADD = op("ScatterAddBackward0", lambda F, g, out, a, src, dim, index: g,
                  lambda F, g, out, a, src, dim, index: F.gather(g, dim, index),
                  explain="scatter_add adds src at index: a gets g, src gets g gathered",
                  formulas=("g", "g gathered at index"),
                  check=Check(lambda a, s: a.scatter_add(1, _index(a, [[0, 0], [2, 2]]), s),
-                             (any_(2, 3), any_(2, 2))))
+                             (any_(2, 3), any_(2, 2))), saves="p")
 
 
 def _index(like, values):

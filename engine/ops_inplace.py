@@ -14,6 +14,7 @@ import numpy as np
 
 from .graph import NUMBERS, MultiNode, record, short_name
 from .operands import NotAnOperand, binary, type_word
+from .ops_shape import expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
 from .ops_index import check_item, is_advanced, plain, whole
@@ -40,8 +41,10 @@ def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> 
                                               op=view_op or short_name(node.op.name)))
     base = a._base
     if a.requires_grad and a.grad_fn is None:
+        # a leaf made from a view (`t.reshape(2, 2).requires_grad_()`) is a view too in torch
+        view = through_view or base is not None
         raise RuntimeError(
-            f"a {'view of a ' if through_view else ''}leaf Variable that requires grad is being "
+            f"a {'view of a ' if view else ''}leaf Variable that requires grad is being "
             "used in an in-place operation.")
     if base is not None and base.requires_grad:
         if base.grad_fn is None:
@@ -240,7 +243,8 @@ COPY_SLICES = op("CopySlices", _copy_slices_self, _copy_slices_value, engine_nod
 INDEX_PUT_INPLACE = op("IndexPutBackward0", _copy_slices_self, _copy_slices_value,
                        explain="a write through a list or mask index", formulas=(
                            "g outside the indexed elements", "g[index]"),
-                       check=Check(lambda a, b: _assign_row(a, b, [0, 2]), (any_(3, 2), any_(2))))
+                       check=Check(lambda a, b: _assign_row(a, b, [0, 2]), (any_(3, 2), any_(2))),
+                       saves="p")
 
 
 def _assign_row(a, b, rows):
@@ -275,29 +279,48 @@ def _selects_all(shape, key) -> bool:
 @exposes(COPY_SLICES, INDEX_PUT_INPLACE, FILL_TENSOR, COPY_INTO, methods=("__setitem__",))
 def setitem(a, key, value):
     """`a[key] = value`: written in place; with autograd, torch's CopySlices node (an
-    index with lists or tensors is torch's index_put_ instead)."""
+    index with lists or tensors is torch's index_put_ instead). A tensor value loses its
+    leading size-1 dims first, through a view, as torch's indexing code does."""
     for item in (key if isinstance(key, tuple) else (key,)):
         check_item(item)
     advanced = is_advanced(key) or (isinstance(key, tuple) and
                                     builtins.any(is_advanced(k) for k in key))
+    number = type(value) in NUMBERS
     if not advanced and _selects_all(a.array.shape, key):
         # no view is taken: torch fills or copies into the tensor itself
         check_inplace(a)
-        if type(value) not in NUMBERS and value.array.ndim:
-            return _write_whole(a, value, COPY_INTO)
+        if not number and value.array.ndim:
+            return _write_whole(a, _without_leading_ones(value), COPY_INTO)
         return _write_whole(a, value, FILL_TENSOR)
     check_inplace(a, through_view=not advanced, view_op=None if advanced else _view_op_name(key))
+    if not number:
+        value = _without_leading_ones(value)
     if advanced:
         key = tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
-    source = value if type(value) in NUMBERS else value.array
+        if not number and value.array.dtype != a.array.dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{type_word(a.array.dtype)} for the destination and "
+                f"{type_word(value.array.dtype)} for the source.")
+    target = a.storage()
+    if not number and not advanced:
+        expanded_shape(value.array.shape, target[key].shape, value.array.dtype)  # torch's error
     try:
-        a.storage()[key] = source
+        target[key] = value if number else value.array
     except (IndexError, ValueError) as exc:
-        raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(str(exc)) from None
+        message = str(exc).replace("axis", "dimension")
+        raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(message) from None
     a._bump_version()
-    if current().grad_enabled and (a.requires_grad or (type(value) not in NUMBERS
-                                                       and value.requires_grad)):
+    if current().grad_enabled and (a.requires_grad or (not number and value.requires_grad)):
         node = record(INDEX_PUT_INPLACE if advanced else COPY_SLICES, a.array, (a, value),
                       {"key": key}).grad_fn
         a.grad_fn = node
         a.requires_grad = True
+
+
+def _without_leading_ones(value):
+    shape = value.array.shape
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    return view(value, shape[lead:]) if lead else value

@@ -82,6 +82,10 @@ def mv(m, v):
         raise RuntimeError(
             f"size mismatch, got input ({m.array.shape[0]}), mat ({m.array.shape[0]}x"
             f"{m.array.shape[1]}), vec ({v.array.shape[0]})")
+    if m.array.dtype != v.array.dtype:
+        vec, mat = type_word(v.array.dtype), type_word(m.array.dtype)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")
     return record(MV, m.array @ v.array, (m, v))
 
 

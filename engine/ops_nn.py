@@ -127,10 +127,13 @@ def nll_loss_values(gg, target, reduction, n):
     return mean(picked) if reduction == "mean" else sum(picked)
 
 
+# the target is not an input of torch's node (next_functions lists the log-probabilities only)
+# the target is not an input of torch's node: next_functions lists the log-probabilities only
 NLL = op("NllLossBackward0",
-         lambda F, g, out, logp, target, reduction, n, cols: F.nll_loss_backward(g, logp, cols, reduction, n),
-         None, saves="i", explain="negative log-likelihood: -1/n at each target class",
-         formulas=("∂/∂logp = -[class = target]/n", ""),
+         lambda F, g, out, logp, reduction, n, cols:
+         F.nll_loss_backward(g, logp, cols, reduction, n),
+         saves="i", explain="negative log-likelihood: -1/n at each target class",
+         formulas=("∂/∂logp = -[class = target]/n",),
          check=Check(lambda a: nll_loss(a.log_softmax(1), _classes(a, [0, 2])), (any_(2, 3),)))
 
 
@@ -141,7 +144,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     logp = input.array
     cols = target.array
     if cols.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {type_word(cols.dtype)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{type_word(cols.dtype)}")
     if logp.ndim == 1:
         logp, cols2 = logp[None, :], cols.reshape(1)
     else:
@@ -155,7 +159,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     out = picked if reduction == "none" else (picked.mean() if reduction == "mean" else picked.sum())
     if input.array.ndim == 1 and reduction == "none":
         out = out.reshape(())
-    return record(NLL, np.asarray(out, dtype=logp.dtype), (input, target),
+    return record(NLL, np.asarray(out, dtype=logp.dtype), (input,),
                   {"reduction": reduction, "n": n, "cols": cols})
 
 

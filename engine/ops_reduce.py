@@ -45,7 +45,8 @@ SUM_DIM = op("SumBackward1",
 
 
 @exposes(SUM_ALL, SUM_DIM, functions=("sum",), methods=("sum",))
-def sum(a, dim=None, keepdim=False, dtype=None):
+def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     x = a.array
     out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
     if dtype is not None:
@@ -78,7 +79,8 @@ MEAN_DIM = op("MeanBackward1",
 
 
 @exposes(MEAN_ALL, MEAN_DIM, functions=("mean",), methods=("mean",))
-def mean(a, dim=None, keepdim=False, dtype=None):
+def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     x = a.array
     if dtype is not None:
         x = x.astype(dtype.np)
@@ -104,8 +106,11 @@ def _prod_vjp(F, g, out, a, dims_, keepdim):
         return g
     if dims_ is not None and not keepdim:
         g, out = F.unsqueeze(g, dims_[0]), F.unsqueeze(out, dims_[0])
-    if not np.any(_array_of(a) == 0):
+    zeros = np.count_nonzero(_array_of(a) == 0)
+    if not zeros:
         return g * (out / a)
+    if dims_ is None and zeros > 1 and not hasattr(g, "grad_fn"):
+        return np.zeros_like(a)  # torch's shortcut in a plain backward: every gradient is 0
     return g * _prod_others(F, a, dims_)
 
 
@@ -173,7 +178,8 @@ PROD_DIM = op("ProdBackward1", _prod_vjp, saves="io",
 
 
 @exposes(PROD_ALL, PROD_DIM, functions=("prod",), methods=("prod",))
-def prod(a, dim=None, keepdim=False, dtype=None):
+def prod(a, dim=None, keepdim=False, dtype=None, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     x = a.array
     out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
     if dtype is not None:
@@ -225,6 +231,9 @@ class ReturnType(tuple):
         pair = tuple.__new__(cls, (values, indices))
         pair.kind = kind
         return pair
+
+    def tg_type_name(self) -> str:
+        return f"torch.return_types.{self.kind}"
 
     @property
     def values(self):
@@ -299,26 +308,30 @@ def _extreme(kind, a, dim, keepdim):
 
 
 @exposes(MAX_ALL, MAX_DIM, functions=("max",), methods=("max",))
-def max(a, dim=None, keepdim=False):
+def max(a, dim=None, keepdim=False, *, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     if dim is not None and type(dim) not in NUMBERS and not isinstance(dim, (tuple, list)):
         return maximum(a, dim)  # torch.max(a, b) of two tensors
     return _extreme("max", a, dim, keepdim)
 
 
 @exposes(MIN_ALL, MIN_DIM, functions=("min",), methods=("min",))
-def min(a, dim=None, keepdim=False):
+def min(a, dim=None, keepdim=False, *, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     if dim is not None and type(dim) not in NUMBERS and not isinstance(dim, (tuple, list)):
         return minimum(a, dim)
     return _extreme("min", a, dim, keepdim)
 
 
 @exposes(functions=("argmax",), methods=("argmax",))
-def argmax(a, dim=None, keepdim=False):
+def argmax(a, dim=None, keepdim=False, *, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     return _arg_extreme(np.argmax, a, dim, keepdim)
 
 
 @exposes(functions=("argmin",), methods=("argmin",))
-def argmin(a, dim=None, keepdim=False):
+def argmin(a, dim=None, keepdim=False, *, axis=None):
+    dim = dim if axis is None else axis  # numpy's name, which torch takes too
     return _arg_extreme(np.argmin, a, dim, keepdim)
 
 
@@ -354,13 +367,14 @@ MINIMUM = op("MinimumBackward0", lambda F, g, out, a, b: _split_tie(F, g, a, b, 
 @exposes(MAXIMUM, functions=("maximum",), methods=("maximum",))
 def maximum(a, b):
     x, y, dt = _tensor_pair(a, b, "maximum")
-    return record(MAXIMUM, finish(np.maximum(x, y), dt), (a, b))
+    # NumPy returns its second argument on a tie, torch its first: 0. and -0. show it
+    return record(MAXIMUM, finish(np.maximum(y, x), dt), (a, b))
 
 
 @exposes(MINIMUM, functions=("minimum",), methods=("minimum",))
 def minimum(a, b):
     x, y, dt = _tensor_pair(a, b, "minimum")
-    return record(MINIMUM, finish(np.minimum(x, y), dt), (a, b))
+    return record(MINIMUM, finish(np.minimum(y, x), dt), (a, b))
 
 
 def _tensor_pair(a, b, name):

@@ -36,6 +36,8 @@ CLONE = op("CloneBackward0", lambda F, g, out, a: g, explain="clone passes the g
 
 def _reshaped(a, shape):
     x = a.array
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     try:
         out = x.reshape(shape)
     except ValueError:
@@ -116,21 +118,27 @@ def _expand_array(g, shape):
 def expand(a, *shape):
     shape = shape_arg(shape)
     x = a.array
-    lead = len(shape) - x.ndim
+    target = expanded_shape(x.shape, shape, x.dtype)
+    return record(EXPAND, np.broadcast_to(x, target), (a,), {"shape": x.shape})
+
+
+def expanded_shape(have: tuple, shape: tuple, dtype) -> tuple:
+    """The shape expand(shape) gives a tensor of shape `have`, or torch's error."""
+    lead = len(shape) - len(have)
     if lead < 0:
         raise RuntimeError(
-            f"expand(torch.{type_word(x.dtype)}Tensor{{{list(x.shape)}}}, size={list(shape)}): "
+            f"expand(torch.{type_word(dtype)}Tensor{{{list(have)}}}, size={list(shape)}): "
             f"the number of sizes provided ({len(shape)}) must be greater or equal to the "
-            f"number of dimensions in the tensor ({x.ndim})")
-    target = tuple(x.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(shape))
+            f"number of dimensions in the tensor ({len(have)})")
+    target = tuple(have[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(shape))
     for i in range(lead, len(target)):
-        have = x.shape[i - lead]
-        if have != 1 and have != target[i]:
+        size = have[i - lead]
+        if size != 1 and size != target[i]:
             raise RuntimeError(
                 f"The expanded size of the tensor ({target[i]}) must match the existing size "
-                f"({have}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
-                f"Tensor sizes: {list(x.shape)}")
-    return record(EXPAND, np.broadcast_to(x, target), (a,), {"shape": x.shape})
+                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
+                f"Tensor sizes: {list(have)}")
+    return target
 
 
 @exposes(EXPAND, methods=("expand_as",))

@@ -76,7 +76,7 @@ class Op:
     """One registry entry (see the module docstring)."""
 
     __slots__ = ("name", "qualified_name", "vjps", "variadic", "saves_inputs", "saves_out",
-                 "reads", "views", "explain", "formulas", "check", "family", "forward",
+                 "saves_params", "reads", "views", "explain", "formulas", "check", "family", "forward",
                  "functions", "methods")
 
     def __init__(self, name: str, *vjps, explain: str, formulas: tuple = (),
@@ -89,6 +89,9 @@ class Op:
         self.variadic = variadic
         self.saves_inputs = "i" in saves
         self.saves_out = "o" in saves
+        # "p": tensors among its params (a condition, indices, a mask) that a backward without
+        # retain_graph frees, as torch frees them, so a second backward fails
+        self.saves_params = "p" in saves
         # reads[i]: the inputs the VJP of input i uses; only those are version-checked,
         # so `x.mul_(2)` does not keep x's old value alive, as in torch
         self.reads = reads

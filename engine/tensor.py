@@ -14,7 +14,7 @@ import numpy as np
 from . import autograd, devices, dtypes, graph
 from . import (ops_activation, ops_arith, ops_index, ops_inplace, ops_linalg, ops_math, ops_nn,
                ops_random, ops_reduce, ops_shape)
-from .operands import check_sizes, infer_array, sum_to
+from .operands import check_sizes, infer_array, sum_to, type_word
 from .session import check_allocation
 from .printing import format_size, format_spec, format_tensor
 from .registry import FAMILIES, Rules
@@ -154,7 +154,18 @@ class Tensor(metaclass=_TensorType):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value.array.shape != self.array.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.array.shape)}' to a "
+                    f"tensor of size '{list(self.array.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
+            if value.array.dtype != self.array.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_TYPE[value.array.dtype.name]}'"
+                    f" to a tensor with grad_dtype '{type_word(self.array.dtype)}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+                    "set the tensor's grad_dtype attribute with a specific dtype, or None to allow "
+                    "any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                    "its gradient may break downstream systems that assume they match.")
         self._grad = value
 
     def storage(self) -> np.ndarray:
@@ -171,7 +182,25 @@ class Tensor(metaclass=_TensorType):
 
     @data.setter
     def data(self, value: "Tensor") -> None:
+        if type(value) is not Tensor:
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self.array = value.array
+
+    def _tg_assign(self, name: str, value) -> None:
+        """A program's `t.name = value` (the engine sets its slots directly): PyTorch's checks."""
+        if name == "requires_grad":
+            if type(value) is not bool:
+                raise RuntimeError("requires_grad must be a bool")
+            if self.grad_fn is not None:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables." if value else
+                    "you can only change requires_grad flags of leaf variables. If you want to use "
+                    "a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            if value and self.array.dtype.kind != "f":
+                raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                                   "gradients")
+        setattr(self, name, value)
 
     @property
     def is_leaf(self) -> bool:
@@ -336,6 +365,9 @@ class Tensor(metaclass=_TensorType):
         "bool", "device", "is_cuda", "cpu", "cuda"}
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
 
+
+_C_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+           "bool": "bool"}  # the C names torch's grad-dtype message uses
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "

@@ -56,6 +56,9 @@ def permissive_policy(obj: Any, name: str) -> bool:
 def _owner(obj: Any) -> str:
     if isinstance(obj, ModuleType):
         return f"module '{obj.__name__}'"
+    shown = getattr(type(obj), "tg_type_name", None)  # what torch's class is called
+    if shown is not None:
+        return f"'{shown(obj)}' object"
     module = getattr(type(obj), "_tg_module_name", None)  # our stand-ins for torch, math, ...
     if module is not None:
         return f"module '{module}'"
@@ -110,7 +113,11 @@ def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> N
     if name.startswith("_") or not policy(obj, name) or writable is None or name not in writable:
         if policy is not permissive_policy or name.startswith("_"):
             raise refuse(obj, name, writing=True)
-    setattr(obj, name, value)
+    assign = getattr(type(obj), "_tg_assign", None)  # a class's own checks of what is written
+    if assign is not None:
+        assign(obj, name, value)
+    else:
+        setattr(obj, name, value)
 
 
 class SafeFormatter(string.Formatter):
