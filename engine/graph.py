@@ -133,6 +133,8 @@ def record(op, out_data, inputs, params=None):
                 _attach_node(out, op, inputs, params, cls, Node)
                 break
     if op.views:
+        if type(out_data) is np.ndarray and not out_data.shape:
+            out.array = out_data  # a 0-d view stays a view of its base's storage (writable)
         share_storage(out, inputs[0])
         # torch: a view made under no_grad still says requires_grad (as a leaf), but a
         # backward through it accumulates nowhere
@@ -156,7 +158,9 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
             t.grad_fn = node
             t.requires_grad = True
     if op.views:
-        for t in outs:
+        for t, a in zip(outs, arrays):
+            if type(a) is np.ndarray and not a.shape:
+                t.array = a  # a 0-d view stays a view of its base's storage (writable)
             share_storage(t, inputs[0])
             if not session.grad_enabled and inputs[0].requires_grad:
                 t.requires_grad = True
@@ -313,7 +317,7 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                 _accumulate_retained(node, g, rules, create_graph)
             if expand is not None and node not in expand:
                 continue  # no target lies below: torch does not run this node
-            inputs_grads = _apply_rule(node, g, rules, create_graph)
+            inputs_grads = apply_rule(node, g, rules, create_graph)
             if observe is not None:
                 observe(node, g, inputs_grads)
             if not retain_graph and (node.saved is not None or node.out is not None
@@ -363,7 +367,9 @@ def _deliver_to_output(pending: dict, node: MultiNode, nr: int, g) -> None:
     slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 
-def _apply_rule(node, g, rules, create_graph):
+def apply_rule(node, g, rules, create_graph):
+    """The gradients a node's rules send to each of its inputs, for the gradient `g` at its
+    output (checking that what it saved was not changed in place since)."""
     saved = node.saved
     if saved is _FREED:
         raise RuntimeError(SECOND_BACKWARD)
