@@ -45,7 +45,7 @@ def test_program_names_its_source_and_has_a_golden(program):
     lines = program.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("# ") and len(source_of(program)) > 20, \
         "the first line must name the tutorial and section the program follows"
-    assert 5 <= len(lines) <= 60, "corpus programs stay small"
+    assert 5 <= len(lines) <= 40, "corpus programs stay small"
     expected = golden.read_expected(program)
     assert expected is not None and expected.stdout is not None, \
         f"no golden: python tests/make_corpus_goldens.py {program.stem}"
