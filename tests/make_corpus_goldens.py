@@ -61,19 +61,22 @@ def _orphans() -> list[Path]:
             and not p.with_suffix(".tg").exists()]
 
 
-def _cross_check(programs: list[Path], expected: dict[Path, golden.Expected]) -> list[str]:
-    """Programs the .tg gate accepts whose `--reference torch` output differs from ours."""
+def _cross_check(programs: list[Path],
+                 expected: dict[Path, golden.Expected]) -> tuple[int, list[str]]:
+    """How many programs the .tg gate accepts, and those whose `--reference torch` output
+    differs from the corpus runner's."""
     from autodiff.interpreter.reference import ReferenceRefused
 
-    differ = []
+    compared, differ = 0, []
     for program in programs:
         try:
             reference = golden.expected_from_torch(program)
         except ReferenceRefused:
             continue
+        compared += 1
         if reference != expected[program]:
             differ.append(program.name)
-    return differ
+    return compared, differ
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,11 +124,12 @@ def main(argv: list[str] | None = None) -> int:
 
     status = 0
     if args.cross_check:
-        differ = _cross_check(programs, expected)
+        compared, differ = _cross_check(programs, expected)
         for name in differ:
             print(f"cross-check: {name}: interpreter/reference.py prints something else",
                   file=sys.stderr)
-        print(f"cross-check: {len(differ)} differ from interpreter/reference.py")
+        print(f"cross-check: {compared} programs also run by interpreter/reference.py, "
+              f"{len(differ)} differ")
         status = 1 if differ else 0
     if args.check:
         if stale:
