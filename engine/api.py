@@ -13,7 +13,7 @@ from .graph import AccumulateGrad, Node
 from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES
-from .session import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .session import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import LEGACY_TYPES, RULES, Size, Tensor
 
 
@@ -88,6 +88,7 @@ torch = make_namespace("torch", {
     "ones_like": creation.ones_like, "zeros_like": creation.zeros_like,
     "empty_like": creation.empty_like, "full": creation.full, "eye": creation.eye,
     "arange": creation.arange, "linspace": creation.linspace, "empty": creation.empty,
+    "from_numpy": creation.from_numpy,
     **{f.__name__: f for f in (random_creation.rand, random_creation.randn,
                                random_creation.randint, random_creation.randperm,
                                random_creation.normal, random_creation.rand_like,
@@ -95,6 +96,7 @@ torch = make_namespace("torch", {
                                random_creation.manual_seed, random_creation.initial_seed)},
     "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
+    "inference_mode": inference_mode,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
     "device": devices.device, "cuda": make_namespace("torch.cuda", {

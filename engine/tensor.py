@@ -227,6 +227,12 @@ class Tensor(metaclass=_TensorType):
     def tolist(self):
         return self.array.tolist()
 
+    def numpy(self):
+        """The tensor's data as a NumPy array sharing its memory (the program's wrapper)."""
+        from .numpy_data import to_numpy  # noqa: PLC0415 - NumPy data is rare: load it on use
+
+        return to_numpy(self)
+
     def __len__(self) -> int:
         if self.array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -362,8 +368,9 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda"}
+        "bool", "device", "is_cuda", "cpu", "cuda", "numpy"}
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
+    _tg_known_as = "torch.Tensor"  # its other PyTorch names are "not supported by autodiff"
 
 
 _C_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
