@@ -38,11 +38,13 @@ class ndarray:  # noqa: N801 - named as NumPy's, for Python's messages ("'ndarra
 
     __slots__ = ("_array", "__weakref__")
     _tg_known_as = "numpy.ndarray"  # its other NumPy names are "not supported in .tg programs"
-    _tg_type_name = "numpy.ndarray"
     __hash__ = None  # as NumPy's: arrays are mutable
 
     def __init__(self, array: np.ndarray) -> None:
         self._array = array
+
+    def tg_type_name(self) -> str:  # how `type()` and the sandbox's errors name the class
+        return "numpy.ndarray"
 
     # printing: NumPy's own text
     def __repr__(self) -> str:

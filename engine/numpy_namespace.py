@@ -95,7 +95,6 @@ class RandomNamespace:
     """`np.random`: NumPy's legacy functions on a RandomState of this run."""
 
     _tg_module_name = "numpy.random"
-    _tg_type_name = "module"
     _DRAWS = {"rand": _sized_random, "randn": _sized_random, "random": _sized_at(0),
               "random_sample": _sized_at(0), "normal": _sized_at(2), "uniform": _sized_at(2),
               "randint": _sized_at(2), "choice": _sized_at(1), "permutation": None, "shuffle": None}
@@ -117,7 +116,6 @@ class NumpyNamespace:
     """`numpy`: the data functions above, the dtypes and constants, and `random`."""
 
     _tg_module_name = "numpy"
-    _tg_type_name = "module"
     _tg_public = frozenset(_CREATION) | frozenset(_COMPUTE) | frozenset(_VALUES) | {"random"}
 
     def __init__(self) -> None:

@@ -65,27 +65,25 @@ class TypeView:
         raise Unsupported(f"calling the class {self.display}")
 
 
-# How PyTorch names the class of each kind of engine object, by the engine class's name.
+# How PyTorch names the class of engine objects that do not name it themselves (a class
+# may define `tg_type_name(obj)`, as grad_fn nodes and torch.return_types do).
 _DISPLAY = {
-    "Tensor": lambda obj: "torch.Tensor",
-    "Size": lambda obj: "torch.Size",
-    "DType": lambda obj: "torch.dtype",
-    "Node": lambda obj: obj.op.name,
-    "MultiNode": lambda obj: obj.op.name,
-    "AccumulateGrad": lambda obj: "AccumulateGrad",
-    "ReturnType": lambda obj: f"torch.return_types.{obj.kind}",
-    "Generator": lambda obj: "torch._C.Generator",
-    "no_grad": lambda obj: "torch.autograd.grad_mode.no_grad",
-    "enable_grad": lambda obj: "torch.autograd.grad_mode.enable_grad",
-    "set_grad_enabled": lambda obj: "torch.autograd.grad_mode.set_grad_enabled",
-    "inference_mode": lambda obj: "torch.autograd.grad_mode.inference_mode",
+    "Size": "torch.Size",
+    "DType": "torch.dtype",
+    "AccumulateGrad": "AccumulateGrad",
+    "Generator": "torch._C.Generator",
+    "no_grad": "torch.autograd.grad_mode.no_grad",
+    "enable_grad": "torch.autograd.grad_mode.enable_grad",
+    "set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
+    "inference_mode": "torch.autograd.grad_mode.inference_mode",
+    "_TensorType": "torch._C._TensorMeta",  # type(torch.Tensor)
 }
 
 
 def python_type(obj: Any, *rest: Any) -> Any:
-    """`type(x)`: Python's class for Python values and the program's own classes; for an
-    engine object, a view printing as PyTorch's class (a class may name it in
-    `_tg_type_name`)."""
+    """`type(x)`: Python's class for Python values, the program's own classes and engine
+    classes that print as PyTorch's (`torch.Tensor`); for other engine objects, a view
+    printing as PyTorch's class."""
     if rest:
         if len(rest) == 2:
             raise Unsupported("type() with three arguments")
@@ -96,16 +94,16 @@ def python_type(obj: Any, *rest: Any) -> Any:
             cls is MethodType and type(obj.__self__).__module__.startswith("autodiff.")):
         return _view((FunctionType, MethodType), "builtin_function_or_method")  # `print`, `t.sum`
     if issubclass(cls, type):  # the class of a class: `type`, which must not make classes
-        return _view(cls, "type" if cls is type else cls.__qualname__)
-    if not module.startswith("autodiff."):
-        return cls
-    display = getattr(cls, "_tg_type_name", None)
-    if display is None:
-        if getattr(cls, "_tg_module_name", None) is not None:
-            display = "module"
-        else:
-            name = _DISPLAY.get(cls.__name__)
-            display = name(obj) if name is not None else cls.__name__
+        return _view(cls, "type" if cls is type else _DISPLAY.get(cls.__name__, cls.__qualname__))
+    if not module.startswith("autodiff.") or type(cls).__repr__ is not type.__repr__:
+        return cls  # (a metaclass of the engine's prints it as PyTorch's)
+    named = getattr(cls, "tg_type_name", None)
+    if named is not None:
+        display = named(obj)
+    elif getattr(cls, "_tg_module_name", None) is not None:
+        display = "module"
+    else:
+        display = _DISPLAY.get(cls.__name__, cls.__name__)
     return _view(cls, display)
 
 

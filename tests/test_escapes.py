@@ -80,7 +80,7 @@ SCOPES = ["def g():\n    global __builtins__\n    return __builtins__\nprint(g()
           "    return h()\nprint(g())",
           "global open\nopen('x.txt', 'w')"]
 TYPES = ["type(t).__mro__", "type(1).__subclasses__()", "type('X', (), {})",
-         "type(type(1))('X', (), {})", "type(t)._wrap", "type(t)([1.0])", "type(type(t)).cls",
+         "type(type(1))('X', (), {})", "type(t)._wrap", "type(y.grad_fn)(1)", "type(type(t)).cls",
          "type(f).__code__", "type(t.grad_fn).__init__", "type(math).__dict__",
          "type(y.grad_fn).op"]
 DECORATORS = ["@print.__self__\ndef g():\n    pass", "@staticmethod\ndef g():\n    pass",
