@@ -10,9 +10,13 @@ with `_` but the method `__init__`. The base then makes the class:
 where `members` holds the body's names (methods are plain .tg functions, or staticmethod
 objects) plus `__module__` ('__main__'), `__qualname__` and, given a docstring, `__doc__`.
 Base is what the program wrote, so `tg_subclass` must never be in any `_tg_public`: a
-program could otherwise make a class of members of its choosing. Instances then answer the
-sandbox through `_tg_readable`/`_tg_writable` (see sandbox.py); calling `Name(...)` and
-`obj(...)` is the class's own business (`nn.Module.__call__` runs `forward`).
+program could otherwise make a class of members of its choosing. The class it returns
+should list in its own `_tg_public` the base's public names and the members' (names
+starting with '_' aside): that lets a program read `Net.scale`, `MyFn.apply` and
+`model.forward`, as the sandbox reads a class's own `_tg_public` for the class object too.
+Instances answer for the attributes a program gives them (`self.fc = ...`) through
+`_tg_readable`/`_tg_writable` (see sandbox.py); calling `Name(...)` and `obj(...)` is the
+class's own business (`nn.Module.__call__` runs `forward`).
 
 `super().NAME(...)` and `super(Name, self).NAME(...)` are compiled here: `__init__` is the one
 name starting with `_` they reach, other names only those the instance lets a program read.
