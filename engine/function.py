@@ -46,11 +46,11 @@ class FunctionCtx:
 
     @staticmethod
     def _tg_readable(obj, name: str) -> bool:
-        return name in obj.__dict__
+        return not name.startswith("_") and name in obj.__dict__
 
     @staticmethod
     def _tg_writable(obj, name: str) -> bool:
-        return name not in FunctionCtx._tg_public
+        return not name.startswith("_") and name not in FunctionCtx._tg_public
 
     def save_for_backward(self, *tensors) -> None:
         for i, t in enumerate(tensors):

@@ -309,5 +309,17 @@ def _grad_of(func, argnums, has_aux, args, kwargs):
         grads = _zeros_for(grads, wrt, False, "output")
     if not tracked:
         grads = tuple(g.detach() for g in grads)
+        aux = _detached(aux)
     grads = grads[0] if isinstance(argnums, int) else grads
     return (grads, aux) if has_aux else grads
+
+
+def _detached(value):
+    """The aux output of a function under func.grad, out of the transform's graph."""
+    if type(value) is Tensor:
+        return value.detach()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_detached(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _detached(v) for k, v in value.items()}
+    return value

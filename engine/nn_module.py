@@ -59,8 +59,11 @@ class Parameter(metaclass=TensorKind):
         if type(data) is not Tensor:
             raise TypeError(f"Parameter.__new__() got an unexpected data of type "
                             f"{type(data).__name__} (a Tensor expected)")
+        if requires_grad and data.array.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
         param = data.detach()  # same storage and version counter, no history
-        param.requires_grad_(requires_grad)
+        param.requires_grad = bool(requires_grad)
         param._parameter = True
         return param
 
@@ -144,11 +147,11 @@ class Module:
     def _tg_readable(obj, name: str) -> bool:
         # what the program or the module's constructor set on this instance (parameters,
         # submodules and buffers are mirrored there); the class's API is `_tg_public`
-        return name in obj.__dict__
+        return not name.startswith("_") and name in obj.__dict__
 
     @staticmethod
     def _tg_writable(obj, name: str) -> bool:
-        return not _class_callable(type(obj), name)
+        return not name.startswith("_") and not _class_callable(type(obj), name)
 
     # -- attributes ----------------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
