@@ -12,7 +12,7 @@ from . import (creation, devices, dtypes, functional_autograd, init, nn_layers, 
                random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
-from .nn_module import Parameter, TensorKind
+from .parameter import Parameter, TensorKind
 from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES

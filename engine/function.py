@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from .graph import (SECOND_BACKWARD, MultiNode, check_saved_version, edge_to, released)
-from .nn_module import class_body
+from .program_classes import class_body
 from .registry import Op
 from .session import current, no_grad
 from .tensor import Tensor

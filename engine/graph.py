@@ -99,33 +99,6 @@ def accumulate_node(tensor) -> AccumulateGrad | None:
     return node
 
 
-class _Pinned:
-    """A strong stand-in for the weak reference `tensor._accumulator` holds: a leaf with hooks
-    keeps its AccumulateGrad (and so its hooks) between graphs."""
-
-    __slots__ = ("node",)
-
-    def __init__(self, node):
-        self.node = node
-
-    def __call__(self):
-        return self.node
-
-
-def add_hook(tensor, hook) -> list:
-    """Run `hook(g) -> g` on each gradient computed for `tensor` (before a leaf accumulates
-    it, before retain_grad keeps it, before autograd.grad returns it), in the order added;
-    returns the list holding it (removing it from there removes the hook)."""
-    node, nr = edge_to(tensor)
-    if type(node) is AccumulateGrad:
-        tensor._accumulator = _Pinned(node)
-    if node.hooks is None:
-        node.hooks = {}
-    hooks = node.hooks.setdefault(nr, [])
-    hooks.append(hook)
-    return hooks
-
-
 def _run_hooks(node, g):
     for nr, hooks in node.hooks.items():
         if type(node) is MultiNode:

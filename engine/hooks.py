@@ -1,5 +1,6 @@
 """Tensor.register_hook: a program's function run on a tensor's gradient as the backward pass
-computes it (graph.add_hook keeps it on the tensor's node), and the handle that removes it.
+computes it (kept on the tensor's node, which graph.run_backward asks), and the handle that
+removes it.
 
 A hook sees the gradient as a tensor and may return a replacement of the same shape (or None
 to keep it). Leaf hooks run before the gradient is accumulated into `.grad`; a non-leaf's
@@ -8,11 +9,38 @@ before retain_grad() keeps it; autograd.grad returns what the hooks left.
 
 from __future__ import annotations
 
-from .graph import add_hook
+from .graph import AccumulateGrad, edge_to
 from .registry import Family
 
 family = Family("Tensor hooks")  # Tensor methods only: no op of its own
 exposes = family.exposes
+
+
+class _Pinned:
+    """A strong stand-in for the weak reference `tensor._accumulator` holds: a leaf with hooks
+    keeps its AccumulateGrad (and so its hooks) between graphs."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __call__(self):
+        return self.node
+
+
+def add_hook(tensor, hook) -> list:
+    """Run `hook(g) -> g` on each gradient computed for `tensor` (before a leaf accumulates
+    it, before retain_grad keeps it, before autograd.grad returns it), in the order added;
+    returns the list holding it (removing it from there removes the hook)."""
+    node, nr = edge_to(tensor)
+    if type(node) is AccumulateGrad:
+        tensor._accumulator = _Pinned(node)
+    if node.hooks is None:
+        node.hooks = {}
+    hooks = node.hooks.setdefault(nr, [])
+    hooks.append(hook)
+    return hooks
 
 
 class RemovableHandle:

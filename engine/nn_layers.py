@@ -11,14 +11,20 @@ from __future__ import annotations
 import math
 import operator
 
-from . import creation, init
-from .nn_module import Module, Parameter, type_name
+import numpy as np
+
+from . import dtypes, init
+from .nn_module import Module
+from .parameter import announce, make_parameter, type_name
+from .operands import check_sizes
 from .ops_linalg import linear
 from .ops_losses import binary_cross_entropy, binary_cross_entropy_with_logits, l1_loss
 from .ops_activation import log_softmax, relu, sigmoid, softmax, tanh
 from .ops_nn import cross_entropy, mse_loss, nll_loss
 from .ops_random import dropout
 from .ops_shape import flatten
+from .session import check_allocation
+from .tensor import Tensor
 
 
 class Linear(Module):
@@ -32,12 +38,15 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(creation.empty((out_features, in_features), dtype=dtype))
+        self.weight = make_parameter(_uninitialised((out_features, in_features), dtype))
         if bias:
-            self.bias = Parameter(creation.empty(out_features, dtype=dtype))
+            self.bias = make_parameter(_uninitialised((out_features,), dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+        for param in (self.weight, self.bias):
+            if param is not None:
+                announce(param)  # initialised: now a leaf like any other
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -54,6 +63,15 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+def _uninitialised(shape: tuple, dtype) -> Tensor:
+    """A layer's parameter storage before its initialisation (not announced to a watching
+    tool: `autodiff check` should see, and widen, the initialised values)."""
+    dt = (dtype or dtypes.DEFAULT_FLOAT).np
+    check_sizes(shape)
+    check_allocation(shape, dt)
+    return Tensor._wrap(np.zeros(shape, dt))
 
 
 # --- containers ---------------------------------------------------------------------------------

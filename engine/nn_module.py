@@ -1,8 +1,5 @@
 """torch.nn.Module and nn.Parameter: what a model is made of, and how a program subclasses one.
 
-A Parameter is an engine Tensor marked as one: the engine's ops compare tensor types exactly,
-so a subclass would not mix with them; `isinstance(t, nn.Parameter)` tests the mark.
-
 A Module keeps torch's registries (`_parameters`, `_modules`, `_buffers`, in registration
 order) and mirrors each entry into its instance dict, so `self.fc1` inside a forward is a
 plain attribute read (torch finds them through `__getattr__`, after a failed lookup).
@@ -20,59 +17,12 @@ from __future__ import annotations
 import inspect
 from collections import OrderedDict
 
-import numpy as np
-
 from . import dtypes
-from .graph import LEGACY_TYPE_NAMES
 from .ops_inplace import copy_
+from .parameter import is_parameter, type_name, zero_grad_of
+from .program_classes import class_body, class_callable
 from .session import no_grad
 from .tensor import Tensor
-
-
-# --- Parameter --------------------------------------------------------------------------------
-
-class TensorKind(type):
-    """The metaclass of classes whose instances are plain Tensors carrying a mark
-    (nn.Parameter, autograd.Variable): `isinstance` asks the class's `_tg_is_instance`."""
-
-    def __instancecheck__(cls, obj) -> bool:
-        return cls._tg_is_instance(obj)
-
-    def __repr__(cls) -> str:
-        return f"<class '{cls._tg_path}'>"
-
-
-def is_parameter(value) -> bool:
-    return type(value) is Tensor and getattr(value, "_parameter", False)
-
-
-class Parameter(metaclass=TensorKind):
-    """nn.Parameter(data=None, requires_grad=True): a leaf sharing `data`'s storage."""
-
-    _tg_path = "torch.nn.parameter.Parameter"
-    _tg_public = frozenset()
-    _tg_is_instance = staticmethod(is_parameter)
-
-    def __new__(cls, data=None, requires_grad=True):
-        if data is None:
-            data = Tensor._wrap(np.empty(0, dtypes.DEFAULT_FLOAT.np))
-        if type(data) is not Tensor:
-            raise TypeError(f"Parameter.__new__() got an unexpected data of type "
-                            f"{type(data).__name__} (a Tensor expected)")
-        if requires_grad and data.array.dtype.kind != "f":
-            raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients")
-        param = data.detach()  # same storage and version counter, no history
-        param.requires_grad = bool(requires_grad)
-        param._parameter = True
-        return param
-
-
-def type_name(value) -> str:
-    """torch.typename: a tensor's legacy type name (torch.FloatTensor), else the class name."""
-    if type(value) is Tensor:
-        return LEGACY_TYPE_NAMES[value.array.dtype.name]
-    return type(value).__name__
 
 
 # --- state_dict ---------------------------------------------------------------------------------
@@ -151,7 +101,7 @@ class Module:
 
     @staticmethod
     def _tg_writable(obj, name: str) -> bool:
-        return not name.startswith("_") and not _class_callable(type(obj), name)
+        return not name.startswith("_") and not class_callable(type(obj), name)
 
     # -- attributes ----------------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
@@ -465,21 +415,6 @@ class _IncompatibleKeys:
                 f"unexpected_keys={self.unexpected_keys})")
 
 
-def zero_grad_of(param, set_to_none: bool) -> None:
-    """What Module.zero_grad and Optimizer.zero_grad do to one parameter's `.grad`."""
-    grad = param._grad
-    if grad is None:
-        return
-    if set_to_none:
-        param._grad = None
-        return
-    if grad.grad_fn is not None:
-        grad.detach_()
-    else:
-        grad.requires_grad = False
-    grad.zero_()
-
-
 def _check_name(module, name, kind: str, registry: dict) -> None:
     if not isinstance(name, str):
         raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
@@ -487,26 +422,5 @@ def _check_name(module, name, kind: str, registry: dict) -> None:
         raise KeyError(f'{kind} name can\'t contain "."')
     if name == "":
         raise KeyError(f'{kind} name can\'t be empty string ""')
-    if name not in registry and (name in module.__dict__ or _class_callable(type(module), name)):
+    if name not in registry and (name in module.__dict__ or class_callable(type(module), name)):
         raise KeyError(f"attribute '{name}' already exists")
-
-
-def _class_callable(cls: type, name: str) -> bool:
-    """A method (or property) of the class: programs may not replace those on instances."""
-    found = inspect.getattr_static(cls, name, None)
-    return found is not None and (callable(found) or isinstance(
-        found, (staticmethod, classmethod, property)))
-
-
-def class_body(base: type, name: str, members: dict) -> dict:
-    """The class dict of a program's subclass of `base` (Module or Function)."""
-    for key in members:
-        if not isinstance(key, str) or not key.isidentifier():
-            raise TypeError(f"class {name}: a member name must be an identifier, not {key!r}")
-        if key.startswith("_") and key != "__init__":
-            raise TypeError(f"class {name}: member '{key}' starts with '_' (only __init__ may)")
-    body = dict(members)
-    body["__module__"] = "__main__"
-    body["__qualname__"] = name
-    body["_tg_public"] = base._tg_public | {k for k in members if not k.startswith("_")}
-    return body

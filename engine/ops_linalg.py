@@ -221,22 +221,23 @@ def matmul(a, b):
 
 def _column_major(x) -> bool:
     """torch's test in the backward of a matrix product: strides (1, rows), e.g. a weight.t()."""
+    x = getattr(x, "array", x)  # (the rules see arrays, or tensors under create_graph)
     strides = getattr(x, "strides", None)
     return strides is not None and strides[0] == x.itemsize and strides[1] == x.shape[0] * x.itemsize
 
 
-def _addmm_mat1(F, g, out, bias, mat1, mat2, beta, alpha, column_major):
-    grad = F.t(F.mm(mat2, F.t(g))) if column_major[0] else F.mm(g, F.t(mat2))
+def _addmm_mat1(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
+    grad = F.t(F.mm(mat2, F.t(g))) if _column_major(mat1) else F.mm(g, F.t(mat2))
     return grad if alpha == 1 else F.mul_scalar(grad, alpha)
 
 
-def _addmm_mat2(F, g, out, bias, mat1, mat2, beta, alpha, column_major):
-    grad = F.t(F.mm(F.t(g), mat1)) if column_major[1] else F.mm(F.t(mat1), g)
+def _addmm_mat2(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
+    grad = F.t(F.mm(F.t(g), mat1)) if _column_major(mat2) else F.mm(F.t(mat1), g)
     return grad if alpha == 1 else F.mul_scalar(grad, alpha)
 
 
 ADDMM = op("AddmmBackward0",
-           lambda F, g, out, bias, mat1, mat2, beta, alpha, column_major:
+           lambda F, g, out, bias, mat1, mat2, beta=1, alpha=1:
            g if beta == 1 else F.mul_scalar(g, beta),
            _addmm_mat1, _addmm_mat2, saves="i", reads=((), (2,), (1,)),
            explain="bias + A·B in one op (nn.Linear's forward): the bias gets g summed over the "
@@ -258,16 +259,19 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{type_word(x.dtype)} and {type_word(w.dtype)}")
     check_allocation((x.shape[0], w.shape[1]), x.dtype)
-    product = mm_arrays(x, w)
+    out = mm_arrays(x, w)
     if alpha != 1:
-        product = product * x.dtype.type(alpha)
+        out = out * x.dtype.type(alpha)
     b = bias.array if beta == 1 else bias.array * x.dtype.type(beta)
-    out = (product + b).astype(x.dtype, copy=False)
-    if out.shape != product.shape:
-        raise RuntimeError(f"The expanded size of the tensor ({product.shape[1]}) must match the "
-                           f"existing size ({bias.array.shape[-1]}) at non-singleton dimension 1.")
+    try:
+        out += b  # (the product is a new array)
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({out.shape[-1]}) must match the "
+                           f"existing size ({np.shape(b)[-1]}) at non-singleton dimension 1.  "
+                           f"Target sizes: {list(out.shape)}.  Tensor sizes: "
+                           f"{list(np.shape(b))}") from None
     return record(ADDMM, out, (bias, mat1, mat2),
-                  {"beta": beta, "alpha": alpha, "column_major": (_column_major(x), _column_major(w))})
+                  None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha})
 
 
 @exposes(ADDMM, VIEW, MM, nn=("linear",))
