@@ -100,6 +100,8 @@ def accumulate_node(tensor) -> AccumulateGrad | None:
 
 
 def _run_hooks(node, g):
+    """The gradient arriving at `node` after the Tensor.register_hook hooks of its outputs
+    (node.hooks: output number -> hooks, see hooks.py), run in the order they were added."""
     for nr, hooks in node.hooks.items():
         if type(node) is MultiNode:
             if g[nr] is not None:

@@ -65,8 +65,9 @@ def _write(param: Tensor, value: np.ndarray) -> None:
 def _add_scaled(params: list, directions: list, alpha: float) -> None:
     """p.add_(d, alpha=alpha) for each parameter, in place. Parameters of one dtype are done
     as one array: one fused multiply-add (and one check of its rounding) for them all."""
-    if len(params) > 1 and all(p.array.dtype == params[0].array.dtype for p in params):
-        targets = [p.storage() for p in params]
+    targets = [p.storage() for p in params]
+    dtype = targets[0].dtype
+    if len(targets) > 1 and all([x.dtype == dtype for x in targets]):
         flat = np.concatenate([x.reshape(-1) for x in targets])
         step = np.concatenate([d.reshape(-1) for d in directions])
         updated = _fused(step, _scalar(alpha, flat), flat)
@@ -77,20 +78,16 @@ def _add_scaled(params: list, directions: list, alpha: float) -> None:
             p._bump_version()
             start = end
         return
-    for p, d in zip(params, directions):
-        x = p.storage()
+    for p, d, x in zip(params, directions, targets):
         fma(d, _scalar(alpha, x), x, out=x)
         p._bump_version()
 
 
-def _gradients(group: dict):
+def _gradients(group: dict) -> list:
     """(parameter, its gradient array) for each parameter of the group that has a `.grad`."""
-    negate = group["maximize"]
-    for p in group["params"]:
-        grad = p._grad
-        if grad is not None:
-            g = grad.array
-            yield p, (-g if negate else g)
+    if group["maximize"]:
+        return [(p, -p._grad.array) for p in group["params"] if p._grad is not None]
+    return [(p, p._grad.array) for p in group["params"] if p._grad is not None]
 
 
 class Optimizer:
@@ -192,25 +189,31 @@ class SGD(Optimizer):
             fused=fused))
 
     def _update_group(self, group: dict) -> None:
-        decay, momentum = group["weight_decay"], group["momentum"]
+        plain = group["weight_decay"] == 0 and group["momentum"] == 0
         params, directions = [], []
         for p, g in _gradients(group):
-            x = p.storage()
-            if decay != 0:
-                g = fma(x, _scalar(decay, x), g)
-            if momentum != 0:  # (only then does SGD keep state, as in torch)
-                state = self.state[p]
-                buf = state.get("momentum_buffer")
-                if buf is None:
-                    buf = state["momentum_buffer"] = Tensor._wrap(np.array(g, dtype=x.dtype))
-                else:
-                    b = buf.storage()
-                    fma(g, _scalar(1 - group["dampening"], x), b * _scalar(momentum, x), out=b)
-                b = buf.storage()
-                g = fma(b, _scalar(momentum, x), g) if group["nesterov"] else b
             params.append(p)
-            directions.append(g)
-        _add_scaled(params, directions, -group["lr"])
+            directions.append(g if plain else self._direction(p, g, group))
+        if params:
+            _add_scaled(params, directions, -group["lr"])
+
+    def _direction(self, p: Tensor, g, group: dict):
+        """The step before the learning rate: weight decay, then momentum (torch's order)."""
+        x = p.storage()
+        decay, momentum = group["weight_decay"], group["momentum"]
+        if decay != 0:
+            g = fma(x, _scalar(decay, x), g)
+        if momentum == 0:
+            return g
+        state = self.state[p]  # (only with momentum does SGD keep state, as in torch)
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = Tensor._wrap(np.array(g, dtype=x.dtype))
+        else:
+            b = buf.storage()
+            fma(g, _scalar(1 - group["dampening"], x), b * _scalar(momentum, x), out=b)
+        b = buf.storage()
+        return fma(b, _scalar(momentum, x), g) if group["nesterov"] else b
 
 
 class Adam(Optimizer):
