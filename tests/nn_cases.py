@@ -186,6 +186,31 @@ for x in (torch.ones(4), torch.tensor(1.), torch.ones(2, 3, dtype=torch.float64)
         print(e)
 """)
 
+case("layers_forward", """
+torch.manual_seed(0)
+d = nn.Dropout(0.5)
+print(d(torch.ones(8)))
+print(d.eval()(torch.ones(8)), d.training)
+x = torch.tensor([[1., 2., 3.], [0., -1., 1.]], requires_grad=True)
+print(nn.Softmax(dim=1)(x), nn.LogSoftmax(dim=1)(x), nn.ReLU()(x - 1), nn.Sigmoid()(x), nn.Tanh()(x))
+print(nn.Flatten()(torch.ones(2, 3, 4)).shape, nn.Flatten(0)(torch.ones(2, 3)).shape, nn.Identity()(x) is x)
+print(list(nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU())).named_modules())[2])
+print(nn.Sequential(nn.Linear(2, 2), nn.ReLU()).requires_grad_(False)[0].weight.requires_grad)
+""")
+
+case("adam_state", """
+torch.manual_seed(0)
+w = nn.Parameter(torch.tensor([0.5, -1.0]))
+opt = optim.Adam([w], lr=0.1, amsgrad=True)
+for i in range(3):
+    opt.zero_grad()
+    ((w - 1) ** 2).sum().backward()
+    opt.step()
+print(w)
+print(opt.state)
+print(opt.state_dict())
+""")
+
 # --- losses -------------------------------------------------------------------------------------
 
 case("bce_losses", """
