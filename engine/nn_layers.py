@@ -1,5 +1,6 @@
-"""The built-in modules tutorials use: Linear, Sequential, ModuleList, activations, Flatten,
-Dropout, Identity, and the loss modules, each printing as torch prints it.
+"""The built-in modules tutorials use: Linear, Sequential, ModuleList, Flatten, Dropout,
+Identity, and the loss modules (the activations: nn_activations.py), each printing as torch
+prints it.
 
 A module whose forward is one function sets `__call__` to its forward: `model(x)` then costs
 one Python call, as the per-op overhead of a training loop matters (torch runs hooks there,
@@ -14,12 +15,12 @@ import operator
 import numpy as np
 
 from . import dtypes, init
+from .nn_activations import ACTIVATIONS
 from .nn_module import Module
 from .parameter import announce, make_parameter, type_name
 from .operands import check_sizes
 from .ops_linalg import linear
 from .ops_losses import binary_cross_entropy, binary_cross_entropy_with_logits, l1_loss
-from .ops_activation import log_softmax, relu, sigmoid, softmax, tanh
 from .ops_nn import cross_entropy, mse_loss, nll_loss
 from .ops_random import dropout
 from .ops_shape import flatten
@@ -186,54 +187,7 @@ class ModuleList(Module):
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
 
-# --- activations and shape layers --------------------------------------------------------------
-
-def _simple(name: str, function, doc: str):
-    """A module with no state that applies `function` (ReLU, Sigmoid, Tanh)."""
-    def forward(self, input):
-        return function(input)
-    return type(name, (Module,), {"forward": forward, "__call__": forward, "__doc__": doc,
-                                  "__module__": __name__, "_tg_public": Module._tg_public})
-
-
-Sigmoid = _simple("Sigmoid", sigmoid, "Sigmoid(): 1 / (1 + e^-x), elementwise.")
-Tanh = _simple("Tanh", tanh, "Tanh(): tanh x, elementwise.")
-
-
-class ReLU(Module):
-    _tg_public = Module._tg_public | {"inplace"}
-
-    def __init__(self, inplace: bool = False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return relu(input)
-
-    __call__ = forward
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
-
-
-class Softmax(Module):
-    _tg_public = Module._tg_public | {"dim"}
-    _function = staticmethod(softmax)
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return self._function(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class LogSoftmax(Softmax):
-    _function = staticmethod(log_softmax)
-
+# --- shape layers -----------------------------------------------------------------------------
 
 class Flatten(Module):
     _tg_public = Module._tg_public | {"start_dim", "end_dim"}
@@ -360,5 +314,6 @@ class BCEWithLogitsLoss(_WeightedLoss):
 
 
 MODULES = {cls.__name__: cls for cls in (
-    Module, Linear, Sequential, ModuleList, ReLU, Sigmoid, Tanh, Softmax, LogSoftmax, Flatten,
-    Dropout, Identity, MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+    Module, Linear, Sequential, ModuleList, Flatten, Dropout, Identity, MSELoss, L1Loss,
+    CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+MODULES.update(ACTIVATIONS)

@@ -79,6 +79,13 @@ print(nn.ReLU(inplace=True), nn.Flatten(), nn.Flatten(0), nn.Dropout(), nn.Dropo
 print(nn.MSELoss(), nn.CrossEntropyLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss(), nn.L1Loss(), nn.NLLLoss())
 print(nn.MSELoss(reduction='sum'), nn.MSELoss().reduction, nn.MSELoss(reduction='none').reduction)
 print(nn.Softmax(dim=1).dim, nn.Dropout(0.3).p, nn.Module(), nn.Sequential())
+print(nn.LeakyReLU(), nn.LeakyReLU(0.2, inplace=True), nn.GELU(), nn.GELU('tanh'), nn.Softplus(beta=2))
+print(nn.ELU(), nn.ELU(alpha=0.5, inplace=True), nn.SiLU(), nn.LogSigmoid(), nn.Hardtanh(-2, 2), nn.ReLU6())
+print(nn.LeakyReLU().negative_slope, nn.GELU().approximate, nn.Softplus().beta, nn.Hardtanh().min_val)
+x = torch.tensor([-2., -0.5, 0.5, 2.5], requires_grad=True)
+for m in (nn.LeakyReLU(0.1), nn.GELU(), nn.Softplus(), nn.ELU(), nn.SiLU(), nn.LogSigmoid(), nn.Hardtanh(), nn.ReLU6()):
+    print(m(x))
+nn.LeakyReLU(0.1, True, 3)
 """)
 
 case("module_subclass", """
