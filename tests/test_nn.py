@@ -163,3 +163,17 @@ def test_optimizer_changes_parameters_in_place_and_moves_versions():
     (w * w).sum().backward()
     opt.step()
     assert alias.tolist() == [0.0, 0.0] and w._version == 1
+
+
+def _torch_installed() -> bool:
+    from autodiff.interpreter.reference import torch_available
+    return torch_available()
+
+
+@pytest.mark.skipif(not _torch_installed(), reason="torch is not installed")
+def test_goldens_are_current_under_torch():
+    import subprocess
+    script = Path(__file__).resolve().parent / "make_nn_goldens.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
