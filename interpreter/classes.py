@@ -1,25 +1,24 @@
 """`class Name(Base):` for the bases the language has, and `super()` in their methods.
 
-The class body runs in a namespace dict of its own, like a function body (its names are
-not visible inside its methods, as in Python). It may hold only `def` (decorated or not,
-`@staticmethod` among them), assignments to names, docstrings and `pass`; no name starting
-with `_` but the method `__init__`. The base then makes the class:
+The base is `nn.Module` or `torch.autograd.Function` (the engine classes that define
+`tg_subclass` themselves), or a class an earlier class statement of the program made. The
+class body runs in a namespace dict of its own, like a function body (its names are not
+visible inside its methods, as in Python). It may hold only `def` (decorated or not,
+`@staticmethod` among them), a docstring and `pass`; no method name starting with `_` but
+`__init__`. The base then makes the class:
 
     Base.tg_subclass(name: str, members: dict) -> type
 
-where `members` holds the body's names (methods are plain .tg functions, or staticmethod
-objects) plus `__module__` ('__main__'), `__qualname__` and, given a docstring, `__doc__`.
+where `members` holds the body's methods (plain .tg functions, or staticmethod objects).
 Base is what the program wrote, so `tg_subclass` must never be in any `_tg_public`: a
-program could otherwise make a class of members of its choosing. The class it returns
-should list in its own `_tg_public` the base's public names and the members' (names
-starting with '_' aside): that lets a program read `Net.scale`, `MyFn.apply` and
-`model.forward`, as the sandbox reads a class's own `_tg_public` for the class object too.
-Instances answer for the attributes a program gives them (`self.fc = ...`) through
-`_tg_readable`/`_tg_writable` (see sandbox.py); calling `Name(...)` and `obj(...)` is the
-class's own business (`nn.Module.__call__` runs `forward`).
+program could otherwise make a class of members of its choosing. Instances answer for the
+attributes a program gives them (`self.fc = ...`) through `_tg_readable`/`_tg_writable`
+(see sandbox.py); calling `Name(...)` and `obj(...)` is the class's own business
+(`nn.Module.__call__` runs `forward`).
 
 `super().NAME(...)` and `super(Name, self).NAME(...)` are compiled here: `__init__` is the one
-name starting with `_` they reach, other names only those the instance lets a program read.
+name starting with `_` they reach (the engine base's `tg_super_init`, or the `__init__` of
+the program's class in between), other names only those the instance lets a program read.
 """
 
 from __future__ import annotations
@@ -41,7 +40,8 @@ _KINDS = {ast.If: "'if' statements", ast.For: "'for' loops", ast.While: "'while'
           ast.Import: "imports", ast.ImportFrom: "imports", ast.AugAssign: "augmented assignments",
           ast.ExprStmt: "expression statements", ast.Return: "'return'", ast.Delete: "'del'",
           ast.Global: "'global'", ast.Nonlocal: "'nonlocal'", ast.Raise: "'raise'",
-          ast.Assert: "'assert'", ast.Break: "'break'", ast.Continue: "'continue'"}
+          ast.Assert: "'assert'", ast.Break: "'break'", ast.Continue: "'continue'",
+          ast.Assign: "assignments"}
 
 
 def _refuse(message: str, node: ast.Node, filename: str) -> TgError:
@@ -56,19 +56,22 @@ def _check_body(body: tuple, filename: str) -> None:
             if stmt.name.startswith("_") and stmt.name != "__init__":
                 raise _refuse(f"the method name '{stmt.name}' is not supported in a class body by "
                               "autodiff (no name starting with '_' but __init__)", stmt, filename)
-        elif kind is ast.Assign:
-            for target in stmt.targets:
-                if type(target) is not ast.Name:
-                    raise _refuse("assignments to anything but a name are not supported in a class "
-                                  "body by autodiff", target, filename)
-                if target.id.startswith("_"):
-                    raise _refuse(f"the name '{target.id}' is not supported in a class body by "
-                                  "autodiff (no name starting with '_')", target, filename)
+            if stmt.name.startswith("tg_"):  # the engine's class interface
+                raise _refuse(f"the method name '{stmt.name}' is not supported in a class body by "
+                              "autodiff (names starting with 'tg_' are autodiff's own)", stmt,
+                              filename)
         elif kind is ast.ExprStmt and type(stmt.value) is ast.Constant and type(stmt.value.value) is str:
             continue  # a docstring
         elif kind is not ast.Pass:
             raise _refuse(f"{_KINDS.get(kind, type(stmt).__name__)} are not supported in a class body "
                           "by autodiff", stmt, filename)
+
+
+def _makes_classes(base: Any, rt: Any) -> bool:
+    """nn.Module and autograd.Function themselves, or a class the program made from them."""
+    return (isinstance(base, type) and "tg_subclass" in vars(base)
+            and base.__module__.startswith("autodiff.")) or any(
+        base is made for made in rt.classes)
 
 
 def compile_ClassDef(node: ast.ClassDef, cx: Context) -> Callable[[dict], None]:
@@ -89,31 +92,31 @@ def compile_ClassDef(node: ast.ClassDef, cx: Context) -> Callable[[dict], None]:
     base = compile_expr(base_node, cx)
     body = compile_block(node.body, cx.inner(scope))
     store, name, rt, nested = compile_store(ast.Name(node.name), cx), node.name, cx.rt, scope.nested
-    first = node.body[0] if node.body else None
-    doc = first.value.value if type(first) is ast.ExprStmt and type(first.value) is ast.Constant else None
-    identity = {"__module__": "__main__", "__qualname__": scope.qualname}
-    if doc is not None:
-        identity["__doc__"] = doc
 
     def run(L: dict) -> None:
         made_by = base(L)
-        try:
-            maker = getattr(made_by, "tg_subclass", None)
-        except Exception as exc:  # a stand-in for a name the engine lacks says so
-            raise runtime_error(exc, base_node, filename) from None
-        if not callable(maker):
+        if not _makes_classes(made_by, rt):
             raise runtime_error(Unsupported("", message=NEEDS_BASE), base_node, filename)
         namespace: dict = {OUTER: L} if nested else {}
         body(namespace)  # (methods keep this dict as their enclosing scope's)
-        members = {**identity, **{k: v for k, v in namespace.items() if k != OUTER}}
+        members = {k: v for k, v in namespace.items() if k != OUTER}
         try:
-            cls = maker(name, members)
+            cls = made_by.tg_subclass(name, members)
         except Exception as exc:
             raise runtime_error(exc, node, filename) from None
         cell[0] = cls
         rt.classes.append(cls)
         store(L, cls)
     return run
+
+
+def _super_init(cls: type, obj: Any) -> Callable:
+    """`super().__init__` from `cls`: the engine base's setup, or the program's own class's
+    `__init__` in between."""
+    following = cls.__mro__[1]
+    if "tg_super_init" in vars(following) and following.__module__.startswith("autodiff."):
+        return lambda *args, **kwargs: following.tg_super_init(obj, *args, **kwargs)
+    return getattr(super(cls, obj), "__init__")
 
 
 def compile_super_call(node: ast.Call, cx: Context) -> Callable[[dict], Any] | None:
@@ -152,7 +155,11 @@ def compile_super_call(node: ast.Call, cx: Context) -> Callable[[dict], Any] | N
                     raise Unsupported("super() of a class not made by a class statement")
             if not (isinstance(obj, cls) or (isinstance(obj, type) and issubclass(obj, cls))):
                 raise TypeError("super(type, obj): obj must be an instance or subtype of type")
-            if attr != "__init__" and (attr.startswith("_") or not rt.policy(obj, attr)):
+            if attr == "__init__":
+                if isinstance(obj, type):
+                    raise TypeError("descriptor '__init__' requires an instance")
+                return _super_init(cls, obj)
+            if attr.startswith("_") or not rt.policy(obj, attr):
                 raise refuse(obj, attr) if not attr.startswith("_") else \
                     Refused(f"'super' object has no attribute '{attr}'")
             return getattr(super(cls, obj), attr)

@@ -90,6 +90,11 @@ def python_type(obj: Any, *rest: Any) -> Any:
         raise TypeError("type() takes 1 or 3 arguments")
     cls = type(obj)
     module = cls.__module__
+    if cls.__name__ == "Tensor" and getattr(obj, "_parameter", False):
+        from autodiff.engine.parameter import Parameter, is_parameter  # noqa: PLC0415
+
+        if is_parameter(obj):  # an engine Tensor marked as a parameter
+            return Parameter
     if cls is FunctionType and obj.__module__.startswith("autodiff.interpreter") or (
             cls is MethodType and type(obj.__self__).__module__.startswith("autodiff.")):
         return _view((FunctionType, MethodType), "builtin_function_or_method")  # `print`, `t.sum`

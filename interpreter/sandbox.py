@@ -152,21 +152,23 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
 
 def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> None:
     """Writes are rarer than reads: only names a class lists in `_tg_writable` (a tensor's
-    `requires_grad`, `grad`, `data`). Namespaces such as `torch` stay read-only, so one
+    `requires_grad`, `grad`, `data`), or that its `_tg_writable(obj, name)` allows (what a
+    program sets on its own module). Namespaces such as `torch` stay read-only, so one
     program cannot change what the next one sees."""
-    writable = getattr(type(obj), "_tg_writable", None)
-    if callable(writable):
-        allowed = not name.startswith("_") and writable(obj, name)
-    else:
-        allowed = not name.startswith("_") and policy(obj, name) and writable is not None \
-            and name in writable
-    if not allowed and (policy is not permissive_policy or name.startswith("_")):
+    if name.startswith("_") or (policy is not permissive_policy and not _may_write(obj, name, policy)):
         raise refuse(obj, name, writing=True)
     assign = getattr(type(obj), "_tg_assign", None)  # a class's own checks of what is written
     if assign is not None:
         assign(obj, name, value)
     else:
         setattr(obj, name, value)
+
+
+def _may_write(obj: Any, name: str, policy: AttributePolicy) -> bool:
+    writable = getattr(type(obj), "_tg_writable", None)
+    if callable(writable):
+        return writable(obj, name)
+    return writable is not None and name in writable and policy(obj, name)
 
 
 class SafeFormatter(string.Formatter):

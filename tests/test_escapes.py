@@ -67,7 +67,7 @@ TRY_EXCEPT = ["1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__traceback__)
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__class__.__subclasses__())",
               "t.array\nexcept AttributeError:\n    print('caught a refusal')",
               "t.__class__\nexcept Exception:\n    print('caught a refusal')",
-              "torch.optim.SGD([t])\nexcept Exception:\n    print('caught an unsupported name')",
+              "torch.optim.LBFGS([t])\nexcept Exception:\n    print('caught an unsupported name')",
               "torch.zeros(10 ** 12)\nexcept MemoryError:\n    print('caught the memory limit')",
               "raise SystemExit\nexcept NameError:\n    raise",
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.args.__class__)"]
@@ -108,6 +108,34 @@ RANDOM = ["torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
           "torch.randn(2).normal_.__func__", "import torch.nn.init.os",
           "g = torch.Generator()\ng._seed = 1", "g = torch.Generator()\ng.initial_seed = len",
           "torch.nn.init.uniform_ = print"]
+# nn, optim, autograd.Function, functional autograd, hooks: the classes and the objects they make
+NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
+      "torch.nn.Linear(2, 1)._parameters", "torch.nn.Linear(2, 1)._modules",
+      "torch.nn.Linear(2, 1).weight.__class__", "torch.nn.Linear(2, 1).forward.__func__",
+      "torch.nn.Linear(2, 1).forward.__globals__", "torch.nn.Linear.__subclasses__",
+      "torch.nn.Module.__subclasses__()", "torch.nn.Linear.__mro__", "torch.nn.Linear.__base__",
+      "torch.nn.Module.tg_subclass", "torch.nn.Module.tg_subclass('X', {})",
+      "torch.nn.Module.tg_super_init", "torch.nn.Linear(2, 1)._tg_readable",
+      "torch.nn.Sequential(torch.nn.ReLU())[0].__dict__", "torch.nn.Sequential()._forget",
+      "torch.nn.Linear(2, 1).parameters().gi_frame", "torch.nn.Linear(2, 1).parameters().send",
+      "torch.nn.Linear(2, 1).state_dict().__class__", "torch.nn.Linear(2, 1).state_dict().fromkeys",
+      "torch.nn.Linear(2, 1).state_dict().move_to_end", "torch.nn.Parameter.__new__",
+      "torch.nn.Parameter(t).__class__", "torch.nn.Parameter(t)._parameter",
+      "torch.nn.MSELoss().__dict__", "torch.nn.Linear(2, 1).__init__",
+      "torch.optim.SGD([t], lr=0.1).__dict__", "torch.optim.SGD([t], lr=0.1)._update_group",
+      "torch.optim.SGD([t], lr=0.1).state.default_factory", "torch.optim.SGD.__init__",
+      "torch.optim.Optimizer.__subclasses__", "torch.optim.Adam([t]).step.__func__",
+      "torch.autograd.Function.__subclasses__", "torch.autograd.Function.tg_subclass",
+      "torch.autograd.Function.apply.__func__", "torch.autograd.Function.apply.__self__",
+      "torch.autograd.functional.jacobian.__globals__", "torch.func.grad(f).__closure__",
+      "torch.func.grad(f).__wrapped__", "torch.func.grad.__code__", "t.register_hook(f).__dict__",
+      "t.register_hook(f)._hooks", "t.register_hook.__self__", "torch.autograd.Variable.__new__",
+      "torch.autograd.Variable(t).__class__", "torch.nn.functional.linear.__globals__",
+      "m = torch.nn.Linear(2, 1)\nm.forward = print", "m = torch.nn.Linear(2, 1)\nm.__class__ = int",
+      "m = torch.nn.Linear(2, 1)\nm._parameters = {}", "m = torch.nn.Linear(2, 1)\nm.parameters = len",
+      "m = torch.nn.Linear(2, 1)\nm.__dict__ = {}", "o = torch.optim.SGD([t], lr=0.1)\no.step = print",
+      "o = torch.optim.SGD([t], lr=0.1)\no.param_groups = []", "torch.nn.Linear = print",
+      "torch.optim.SGD = print", "torch.autograd.Function.apply = print"]
 ASSIGNMENTS = ["t.__class__ = int", "t.array = 1", "y.grad_fn.op = None", "torch.tensor = len",
                "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len"]
 
@@ -120,7 +148,7 @@ V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
-            + [("random", e) for e in RANDOM] + V2_ATTEMPTS)
+            + [("random", e) for e in RANDOM] + [("nn", e) for e in NN] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
 
@@ -148,8 +176,29 @@ def test_escape_attempt_is_refused(kind, attempt, tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # nothing was written
 
 
+def test_a_module_whose_forward_reaches_a_dunder_is_refused():
+    """A program's method runs in the sandbox wherever it is called from: a Module made from
+    a .tg forward (as the interpreter's class statement makes it) cannot reach `__class__`."""
+    from autodiff.engine.api import torch
+    from autodiff.engine.function import Function
+    from autodiff.engine.nn_module import Module
+    from autodiff.parser.diagnostics import TgError
+
+    source = ("def forward(self, x):\n    return x.__class__\n"
+              "def backward(ctx, g):\n    return ctx.__dict__\n")
+    result = run_source(source, "methods.tg", out=io.StringIO())
+    assert result.error is None
+    net = Module.tg_subclass("Net", {"forward": result.globals["forward"]})()
+    with pytest.raises(TgError, match="has no attribute '__class__'"):
+        net(torch.ones(1))
+    fn = Function.tg_subclass("Fn", {"forward": lambda ctx, x: x * 2,
+                                     "backward": result.globals["backward"]})
+    with pytest.raises(TgError, match="has no attribute '__dict__'"):
+        fn.apply(torch.ones(1, requires_grad=True)).sum().backward()
+
+
 def test_the_suite_is_large():
-    assert len(ATTEMPTS) >= 100 and len(V2_ATTEMPTS) >= 80
+    assert len(ATTEMPTS) >= 100 and len(V2_ATTEMPTS) >= 80 and len(CLASSES) >= 60
 
 
 def test_legitimate_programs_still_run():
@@ -161,36 +210,12 @@ def test_legitimate_programs_still_run():
     assert out.getvalue() == "tensor([2., 4.]) SumBackward0 torch.Size([2]) 1.50 5.0 1 2.0\n"
 
 
-# ---- classes: against a stand-in for the engine's side of the class interface ----
+# ---- classes: a program's own nn.Module and autograd.Function subclasses ----
 
-class _Module:
-    """What `nn.Module` offers class statements (interpreter/classes.py): `tg_subclass`, and
-    instances that answer the sandbox for their own attributes."""
-
-    _tg_public = frozenset({"forward"})
-
-    @classmethod
-    def tg_subclass(cls, name, members):
-        public = cls._tg_public | {k for k in members if not k.startswith("_")}
-        return type(name, (cls,), {**members, "_tg_public": frozenset(public)})
-
-    def _tg_readable(self, name):
-        return name in vars(self)
-
-    def _tg_writable(self, name):
-        return True
-
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
-
-
-class _NN:
-    _tg_public = frozenset({"Module"})
-    _tg_module_name = "torch.nn"
-    Module = _Module
-
-
-CLASS_PRELUDE = "import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n"
+CLASS_PRELUDE = ("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n"
+                 "class Sq(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+                 "        return x * x\n    @staticmethod\n    def backward(ctx, g):\n"
+                 "        return 2 * g\n")
 CLASSES = [
     "class A:\n    pass",
     "class A(object):\n    pass",
@@ -200,7 +225,18 @@ CLASSES = [
     "class A(*[nn.Module]):\n    pass",
     "class A(print):\n    pass",
     "@print\nclass A(nn.Module):\n    pass",
+    "class A(nn.Linear):\n    pass",
+    "class A(torch.Tensor):\n    pass",
+    "class A(torch.optim.SGD):\n    pass",
+    "class A(torch.nn.functional):\n    pass",
     "class A(nn.Module):\n    _tg_public = frozenset({'x'})",
+    "class A(nn.Module):\n    scale = 2",
+    "class A(nn.Module):\n    forward = print",
+    "class A(nn.Module):\n    __slots__ = ()",
+    "class A(nn.Module):\n    def __repr__(self):\n        return 'x'",
+    "class A(nn.Module):\n    def __init_subclass__(cls):\n        pass",
+    "class A(torch.autograd.Function):\n    def __new__(cls):\n        return 1",
+    "class A(nn.Module):\n    def tg_subclass(self):\n        return 1",
     "class A(nn.Module):\n    _tg_readable = print",
     "class A(nn.Module):\n    def __getattr__(self, name):\n        return 1",
     "class A(nn.Module):\n    def __call__(self):\n        return 1",
@@ -232,6 +268,35 @@ CLASSES = [
     "class B(nn.Module):\n    def forward(self):\n        return super(Net, self).__init__()\nB()()",
     "class B(nn.Module):\n    def forward(self):\n        return super().tg_subclass('X', {})\nB()()",
     "print(type(Net())('x'))",
+    "print(Sq.__dict__)",
+    "print(Sq.apply.__self__)",
+    "print(Sq.tg_subclass)",
+    "print(Sq.forward.__globals__)",
+    "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        return ctx.__class__\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+    "B.apply(torch.ones(1))",
+    "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        ctx._saved = (x,)\n        return x\n    @staticmethod\n    def backward(ctx, g):\n"
+    "        return g\nB.apply(torch.ones(1))",
+    "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        ctx.save_for_backward = print\n        return x\n    @staticmethod\n"
+    "    def backward(ctx, g):\n        return g\nB.apply(torch.ones(1))",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.__dict__['x'] = 1\nB()",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self._modules = {}\nB()",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.forward = print\nB()",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.parameters = print\nB()",
+    "class B(nn.Module):\n    def forward(self):\n        return self.__dict__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return self.forward.__self__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().__getattribute__('x')\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().__setattr__('_modules', 1)\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super(B, B).__init__()\nB()()",
+    "n = Net()\nn.forward = print",
+    "Net.forward = print",
+    "Sq.apply = print",
     "print(super().__init__())",
     "def f(self):\n    return super().__init__()\nf(Net())",
 ]
@@ -239,14 +304,10 @@ CLASSES = [
 
 @pytest.mark.parametrize("attempt", CLASSES)
 def test_class_escape_attempt_is_refused(attempt, tmp_path, monkeypatch):
-    from autodiff.interpreter import default_modules
-
     monkeypatch.chdir(tmp_path)
-    modules = default_modules()
-    modules["torch.nn"] = _NN()
     source = CLASS_PRELUDE + attempt + "\n"
     out = io.StringIO()
-    result = run_source(source, "escape.tg", out=out, err=io.StringIO(), modules=modules)
+    result = run_source(source, "escape.tg", out=out, err=io.StringIO())
     assert result.error is not None, f"not refused: {attempt!r} printed {out.getvalue()!r}"
     assert result.error.error_class in {"AttributeError", "NameError", "SyntaxError", "TypeError",
                                         "NotImplementedError", "RuntimeError"}, result.error
