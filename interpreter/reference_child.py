@@ -6,7 +6,7 @@ the program's globals; it needs `_SURFACE` (language_surface()) defined first. P
 `ast` positions are 1-based lines and 0-based UTF-8 byte columns.
 
 The program's own classes (`class Net(nn.Module)`) carry attributes of its own choosing
-(`self.fc = ...`, methods, class-level values): such a name is allowed where the object is
+(`self.fc = ...`, methods): such a name is allowed where the object is
 the program's own: on a method's first parameter, on the class, or on a name bound to an
 instance (`model = Net()`), and on attribute chains from those (`model.fc.weight` reads
 `weight` under the usual rules, `fc` as the program's own).
@@ -97,8 +97,6 @@ class _Program:
                            and n.value.func.id in self.class_names
                            for t in n.targets if isinstance(t, _ast.Name)}
         self.own_attributes = {f.name for f in methods}
-        self.own_attributes |= {t.id for c in classes for s in c.body if isinstance(s, _ast.Assign)
-                                for t in s.targets if isinstance(t, _ast.Name)}
         self.own_attributes |= {n.attr for n in walk if isinstance(n, _ast.Attribute)
                                 and isinstance(n.ctx, _ast.Store) and _root(n) in self.instances}
         self.init_methods = {id(f) for f in methods if f.name == "__init__"}

@@ -124,16 +124,14 @@ def test_torch_functions_outside_the_language_are_refused(name: str, tmp_path: P
 
 
 @needs_torch
-def test_the_programs_own_attributes_pass_only_on_its_own_objects(tmp_path: Path, monkeypatch) -> None:
+def test_the_programs_own_attributes_pass_only_on_its_own_objects(tmp_path: Path) -> None:
     """`self.linear = ...` names an attribute of the program's choosing; it passes on `self`,
     the class and its instances, and nowhere else (`torch.save` stays refused)."""
-    surface = language_surface()  # as once the engine offers nn.Module and nn.Linear
-    monkeypatch.setitem(surface, "readable", surface["readable"] + ["Module", "Linear"])
-    program = ('import torch.nn as nn\nclass Net(nn.Module):\n    scale = 2\n'
+    program = ('import torch.nn as nn\nclass Net(nn.Module):\n'
                '    def __init__(self):\n        super().__init__()\n        self.linear = nn.Linear(2, 1)\n'
-               '        self.save = 3\n    def forward(self, x):\n        return self.linear(x) * Net.scale\n'
+               '        self.save = 3\n        self.scale = 2\n    def forward(self, x):\n'
+               '        return self.linear(x) * self.scale\n'
                'model = Net()\nprint(model.save, model.scale, model.linear.in_features)\n')
-    monkeypatch.setitem(surface, "readable", surface["readable"] + ["in_features"])
     result = run_with_torch(program, filename="own.tg")
     assert (result.stdout, result.error) == ("3 2 2\n", None)
     marker = tmp_path / "ran"
