@@ -8,8 +8,8 @@ from the registry families; creation functions from creation.py.
 from __future__ import annotations
 
 from . import autograd as _autograd
-from . import (creation, devices, dtypes, functional_autograd, init, nn_layers, optim,
-               random_creation)
+from . import (autograd_gradcheck, creation, devices, dtypes, functional_autograd, init,
+               nn_layers, optim, random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
@@ -96,6 +96,7 @@ class Variable(metaclass=TensorKind):
 
 autograd = make_namespace("torch.autograd", {
     "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
+    **autograd_gradcheck.FUNCTIONS,
     "functional": make_namespace("torch.autograd.functional", functional_autograd.FUNCTIONS)})
 
 _NN_FUNCTIONS = _collect("nn_functions")
