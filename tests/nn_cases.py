@@ -756,6 +756,18 @@ print(b.type(torch.double), (a == 1).type(torch.float).sum().item())
 a.type('torch.Nonsense')
 """)
 
+case("one_hot", """
+print(F.one_hot(torch.tensor([0, 2])), F.one_hot(torch.tensor([[1], [0]]), num_classes=3))
+print(F.one_hot(torch.tensor([], dtype=torch.long), 3), F.one_hot(torch.tensor(1), 3))
+for bad in [(torch.tensor([0., 1.]),), (torch.tensor([-1, 1]),), (torch.tensor([], dtype=torch.long),),
+            (torch.tensor([1]), 0)]:
+    try:
+        F.one_hot(*bad)
+    except RuntimeError as e:
+        print(e)
+F.one_hot(torch.tensor([0, 5]), 3)
+""")
+
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
