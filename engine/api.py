@@ -47,7 +47,7 @@ def _function(name: str, forward):
                             f"{type(other).__name__}")
         return result
     function.__name__ = function.__qualname__ = name
-    function.__wrapped__ = forward  # (what keyword_aliases reads the parameters of)
+    function.__wrapped__ = forward  # (what torch_keywords reads the parameters of)
     return function
 
 

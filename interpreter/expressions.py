@@ -327,12 +327,12 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
             f = func(L)
             x = a0(L)
             return f(x, a1(L))
-    elif kwargs and _numpy_keywords(kwargs):  # `axis=`, `keepdims=`: torch takes them too
-        from autodiff.engine.keyword_aliases import torch_keywords  # noqa: PLC0415
+    elif kwargs and _torch_keywords(kwargs):  # `axis=`, `keepdims=`, `out=`
+        from autodiff.engine import torch_keywords  # noqa: PLC0415
 
         def call(L: dict) -> Any:
             f = func(L)
-            return f(*[a(L) for a in args], **torch_keywords(f, {k: v(L) for k, v in kwargs}))
+            return torch_keywords.call(f, [a(L) for a in args], {k: v(L) for k, v in kwargs})
     else:
         def call(L: dict) -> Any:
             f = func(L)
@@ -341,10 +341,10 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
     return guarded(node, cx, call)
 
 
-def _numpy_keywords(kwargs: list) -> bool:
-    from autodiff.engine.keyword_aliases import ALIASES  # noqa: PLC0415 - the engine loads on first run
+def _torch_keywords(kwargs: list) -> bool:
+    from autodiff.engine.torch_keywords import NAMES  # noqa: PLC0415 - the engine loads on first run
 
-    return any(k in ALIASES for k, _ in kwargs)
+    return any(k in NAMES for k, _ in kwargs)
 
 
 # Calls the interpreter compiles itself (`super().__init__(...)`), by the type of the called
