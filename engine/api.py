@@ -50,7 +50,7 @@ def _function(name: str, forward):
     return function
 
 
-_TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where"})
+_TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum"})
 
 
 def _collect(attribute: str) -> dict:
