@@ -154,7 +154,8 @@ def recorded_write(a, entry, inputs, params=None):
     """After a write into `a`'s storage: bump its version and, when autograd watches any of
     `inputs` (a first; numbers among them), make `entry` a's new history."""
     a._bump_version()
-    if current().grad_enabled and any(getattr(t, "requires_grad", False) for t in inputs):
+    if current().grad_enabled and (a.requires_grad or len(inputs) > 1 and any(
+            getattr(t, "requires_grad", False) for t in inputs[1:])):
         a.grad_fn = record(entry, a.array, inputs, params).grad_fn
         a.requires_grad = True
         after_write(a)
