@@ -35,7 +35,7 @@ def refused(src, extra=None):
     ("__import__('os')\n", "NameError", "name '__import__' is not defined"),
     ("eval('1')\n", "NameError", "name 'eval' is not defined"),
     ("exec('1')\n", "NameError", "name 'exec' is not defined"),
-    ("type(1)\n", "NameError", "name 'type' is not defined"),
+    ("type(1).__mro__\n", "AttributeError", "type object 'int' has no attribute '__mro__'"),
     ("globals()\n", "NameError", "name 'globals' is not defined"),
     ("vars()\n", "NameError", "name 'vars' is not defined"),
     ("x = 1\n'{0.__class__}'.format(x)\n", "ValueError", "attribute and index lookups"),
