@@ -34,7 +34,8 @@ from .sandbox import Refused, refuse
 from .scopes import CLASS, FUNCTION, OUTER, class_scope
 from .statements import _DISPATCH as STATEMENTS, compile_block, compile_store
 
-NEEDS_BASE = "class statements need base nn.Module or torch.autograd.Function in autodiff"
+NEEDS_BASE = ("a class whose base is not nn.Module or torch.autograd.Function is not supported "
+              "by autodiff")
 _KINDS = {ast.If: "'if' statements", ast.For: "'for' loops", ast.While: "'while' loops",
           ast.With: "'with' statements", ast.Try: "'try' statements", ast.ClassDef: "nested classes",
           ast.Import: "imports", ast.ImportFrom: "imports", ast.AugAssign: "augmented assignments",

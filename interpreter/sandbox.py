@@ -103,7 +103,14 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     """The error for an attribute the program may not read (or write): Python's own when
     nothing has it, `X is not supported` when PyTorch has it and autodiff does not."""
     if private(name):
-        return Refused(f"{_owner(obj)} has no attribute '{name}'")
+        if name.startswith("__") or name.startswith("_tg"):
+            return Refused(f"{_owner(obj)} has no attribute '{name}'")
+        # PyTorch's own private names a tutorial reaches for (`self._modules`): outside the
+        # language, and said so, rather than reading as the learner's typo
+        from autodiff.engine.unsupported import Unsupported  # noqa: PLC0415 - error path only
+
+        return Unsupported(name, message=f"{_owner(obj)} attribute '{name}' is not supported "
+                           "by autodiff (names starting with '_' are private)")
     if not writing:
         from .known_names import unsupported_attribute  # noqa: PLC0415 - the error path only
 
@@ -115,7 +122,7 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     if getattr(type(obj), "_tg_known_as", None) and not writing:  # ours alone, not PyTorch's
         return Refused(f"{_owner(obj)} has no attribute '{name}'")
     verb = "setting" if writing else "attribute"
-    return Refused(f"{_owner(obj)} {verb} '{name}' is not supported in .tg programs")
+    return Refused(f"{_owner(obj)} {verb} '{name}' is not supported by autodiff")
 
 
 def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
@@ -182,5 +189,5 @@ class SafeFormatter(string.Formatter):
     def get_field(self, field_name: str, args, kwargs):
         if "." in field_name or "[" in field_name:
             raise ValueError(f"format field '{field_name}': attribute and index lookups "
-                             "are not supported in .tg programs")
+                             "are not supported by autodiff")
         return super().get_field(field_name, args, kwargs)

@@ -79,7 +79,7 @@ def _unsupported_word(source_line: str, upto: int) -> str | None:
             break
         word = m.group(0)
         if word in _UNSUPPORTED_WORDS:
-            return f"{_UNSUPPORTED_WORDS[word]} not supported in .tg programs"
+            return f"{_UNSUPPORTED_WORDS[word]} not supported by autodiff"
         if m.group(1):  # skip over a string on this line
             end = source_line.find(m.group(1), m.end())
             if end < 0:
@@ -148,7 +148,7 @@ def _special(kind: str, expected: set[str], text: str, col: int) -> str | None:
     if kind == "FOR" and "RPAR" in expected and "COMMA" in expected:
         return "Generator expression must be parenthesized"
     if kind == "COLON" and "RPAR" in expected:
-        return "annotations are not supported in .tg programs" if "COMMA" in expected else None
+        return "annotations are not supported by autodiff" if "COMMA" in expected else None
     if kind == "EQUAL" and "_NEWLINE" not in expected and "EQUAL" not in expected:
         return "invalid syntax. Maybe you meant '==' or ':=' instead of '='?"
     return None

@@ -286,7 +286,7 @@ class ToAst(StatementRules):
         text = tok.value
         prefix = text[: len(text) - len(text.lstrip("rRfFuUbB"))].lower()
         if "b" in prefix:
-            raise self.error("bytes literals are not supported in .tg programs", tok)
+            raise self.error("bytes literals are not supported by autodiff", tok)
         quote = 3 if text[len(prefix):].startswith(('"""', "'''")) else 1
         body = text[len(prefix) + quote: len(text) - quote]
         start = tok.column + len(prefix) + quote  # column of body[0] (first line only)

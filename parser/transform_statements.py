@@ -155,13 +155,13 @@ class StatementRules:
     def while_stmt(self, c):
         body, last = c[3]
         if len(c) > 4:
-            raise self.error("'while ... else' is not supported in .tg programs", c[0], c[-1][1])
+            raise self.error("'while ... else' is not supported by autodiff", c[0], c[-1][1])
         return ast.While(c[1], body, **self.span(c[0], last))
 
     def for_stmt(self, c):
         target, iterable, (body, last) = c[1], c[3], c[5]
         if len(c) > 6:
-            raise self.error("'for ... else' is not supported in .tg programs", c[0], c[-1][1])
+            raise self.error("'for ... else' is not supported by autodiff", c[0], c[-1][1])
         self.check_target(target)
         return ast.For(target, iterable, body, **self.span(c[0], last))
 
