@@ -389,7 +389,8 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement"}
+        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement",
+        "_version"}  # (an int; tutorials show it counting in-place changes)
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
     _tg_known_as = "torch.Tensor"  # its other PyTorch names are "not supported by autodiff"
 

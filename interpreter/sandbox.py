@@ -20,7 +20,8 @@ from typing import Any, Callable
 AttributePolicy = Callable[[Any, str], bool]
 
 # the only names starting with '_' a program may read, where an object lists them as public
-READABLE_DUNDERS = frozenset({"__version__"})
+# (plain data: a version string, a version counter)
+READABLE_DUNDERS = frozenset({"__version__", "_version"})
 
 
 def private(name: str) -> bool:
