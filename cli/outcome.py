@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
-from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
 
 EXIT_OK = 0
-EXIT_FAILED = 1  # a program error, a failed check, a missing tool
+EXIT_FAILED = 1  # a program error, a failed check, a missing tool, an internal error
 EXIT_USAGE = EXIT_SYNTAX  # bad command line or syntax error, as click uses 2 for usage errors
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED",
-           "EXIT_RUNTIME", "Terminated",
+           "EXIT_RUNTIME", "EXIT_LIMIT", "Terminated", "internal_error_message",
            "ProgramError", "UsageError", "ToolError", "describe", "guarded"]
 
 
@@ -49,13 +49,27 @@ class Terminated(BaseException):
 
 
 def _terminate(signum, frame):
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one is enough: a second must not cut the first
     raise Terminated()
 
 
-def guarded(action: Callable[[], int], err: TextIO) -> int:
-    """Run `action` and turn every expected failure into a message on `err` and a code."""
+def internal_error_message(detail: str, subject: str | None = None) -> str:
+    """The line for an exception of ours: never a traceback, always a request to report it."""
+    where = f" while running {subject}" if subject else ""
+    return (f"internal error{where}: {detail}. This is a bug in autodiff, not in the "
+            "program: please report it, with the program file.")
+
+
+def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) -> int:
+    """Run `action` and turn every failure into a message on `err` and an exit code.
+    `subject` (the program's file) names where a limit stopped the work, or an internal error
+    happened, when no program line can."""
     import signal
     import threading
+
+    from autodiff.interpreter.deadline import ProgramStopped
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
@@ -79,11 +93,22 @@ def guarded(action: Callable[[], int], err: TextIO) -> int:
     except Terminated:
         err.write("autodiff: terminated\n")
         return EXIT_TERMINATED
+    except ProgramStopped as stop:  # the time limit, outside any program line (parse, report)
+        err.write(f"{subject or 'autodiff'}: {stop.error_class}: {stop.message}\n")
+        return stop.exit_code
     except MemoryError as exc:  # the address-space cap, outside any program line
-        err.write(f"autodiff: MemoryError: {exc or 'out of memory'}\n")
-        return EXIT_FAILED
+        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or 'out of memory'} "
+                  "(--max-memory)\n")
+        return EXIT_LIMIT
     except BrokenPipeError:  # `autodiff run x | head`: the reader left; stop quietly
         _silence_stdout()
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001 - the last resort: ours, so reported, no traceback
+        try:
+            detail = f"{type(exc).__name__}: {exc}"
+        except Exception:  # noqa: BLE001 - an exception whose str() fails
+            detail = type(exc).__name__
+        err.write(f"autodiff: {internal_error_message(detail, subject)}\n")
         return EXIT_FAILED
 
 

@@ -85,3 +85,12 @@ def _is(value: Any, kind: str) -> bool:
     if kind == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, _TYPES[kind])
+
+
+def dump_json(document: dict) -> str:
+    """A document as indented UTF-8 JSON text. A lone surrogate (in an error message, a file
+    name) cannot be UTF-8: it is written as the JSON escape `\\udXXX` that stands for it."""
+    import json
+
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

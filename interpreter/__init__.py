@@ -172,21 +172,22 @@ def first_assignments(body: tuple) -> dict[str, int]:
             for elt in target.elts:
                 note(elt)
 
-    def walk(stmts: tuple) -> None:
-        for s in stmts:
-            if isinstance(s, ast.Assign):
-                for t in s.targets:
-                    note(t)
-            elif isinstance(s, (ast.AugAssign, ast.For)):
-                note(s.target)
-            elif isinstance(s, ast.FunctionDef):
-                lines.setdefault(s.name, s.line)
-            elif isinstance(s, ast.Import):
-                lines.setdefault(s.asname or s.module.split(".")[0], s.line)
-            elif isinstance(s, ast.With) and s.name:
-                lines.setdefault(s.name, s.line)
-            if not isinstance(s, ast.FunctionDef):
-                walk(getattr(s, "body", ()) or ())
-                walk(getattr(s, "orelse", ()) or ())
-    walk(body)
+    # an explicit stack in source order, not recursion: an `elif` chain nests If nodes
+    pending = list(reversed(body))
+    while pending:
+        s = pending.pop()
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                note(t)
+        elif isinstance(s, (ast.AugAssign, ast.For)):
+            note(s.target)
+        elif isinstance(s, ast.FunctionDef):
+            lines.setdefault(s.name, s.line)
+        elif isinstance(s, ast.Import):
+            lines.setdefault(s.asname or s.module.split(".")[0], s.line)
+        elif isinstance(s, ast.With) and s.name:
+            lines.setdefault(s.name, s.line)
+        if not isinstance(s, ast.FunctionDef):
+            pending.extend(reversed(getattr(s, "orelse", ()) or ()))
+            pending.extend(reversed(getattr(s, "body", ()) or ()))
     return lines

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
+
+from autodiff.parser.diagnostics import EXIT_LIMIT
 
 from .position import current_node
 
@@ -27,11 +30,18 @@ class Deadline:
 
     def _expired(self, signum, frame):
         raise ProgramStopped("TimeoutError",
-                             f"the program ran longer than {self.seconds:g} s (--timeout)", 1,
-                             current_node(frame))
+                             f"the program ran longer than {self.seconds:g} s (--timeout)",
+                             EXIT_LIMIT, current_node(frame))
 
     def __enter__(self) -> "Deadline":
+        self._outer_end = None
         if self.active:
+            outer = signal.getitimer(signal.ITIMER_REAL)[0]
+            if outer and outer <= self.seconds:
+                self.active = False  # an enclosing deadline (the command's) comes first
+                return self
+            if outer:
+                self._outer_end = time.monotonic() + outer
             self._previous = signal.signal(signal.SIGALRM, self._expired)
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
         return self
@@ -40,3 +50,5 @@ class Deadline:
         if self.active:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous)
+            if self._outer_end is not None:  # the enclosing deadline goes on
+                signal.setitimer(signal.ITIMER_REAL, max(self._outer_end - time.monotonic(), 1e-3))

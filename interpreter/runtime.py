@@ -7,6 +7,7 @@ import math as _math
 import sys
 from typing import Any, Callable, TextIO
 
+from . import bounds
 from .sandbox import AttributePolicy, default_policy
 
 # A statement returns None to continue, or one of these signals (cheaper than exceptions).
@@ -55,6 +56,7 @@ def make_builtins(rt: Runtime) -> dict[str, Any]:
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "round",
         "enumerate", "zip", "list", "tuple", "isinstance")}
     table["print"] = print
+    table["round"] = bounds.safe_round
     return table
 
 
