@@ -2,7 +2,9 @@
 
 Modes
     autodiff PATH   parse and compile the .tg program, import the engine, then time `run()`
-    torch PATH      `import torch`, compile the program text, then time `exec` in a fresh namespace
+    torch PATH      `import torch` (and, for a program that uses torch.optim, torch._dynamo, which
+                    the first optimizer imports lazily: ~2.5 s, an import like any other),
+                    compile the program text, then time `exec` in a fresh namespace
     numpy PATH      the same for a plain Python/NumPy script (the bare-NumPy baselines)
     parse LINES     generate a LINES-line program, build the parser, then time one `parse`
 
@@ -88,6 +90,8 @@ def _python(path: str, preimport: str) -> dict:
     __import__(preimport)
     with open(path, encoding="utf-8") as f:
         source = f.read()
+    if preimport == "torch" and "optim" in source:
+        __import__("torch._dynamo")
     code = compile(source, path, "exec")
 
     def body():

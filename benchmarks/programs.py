@@ -44,6 +44,7 @@ BENCHES = [
     Bench("big_matmul", numpy_baseline="big_matmul_numpy.py"),
     Bench("deep_chain", ci_size=5_000),
     Bench("loop_backward", ci_size=200),
+    Bench("tutorial_train", ci_size=100),
 ]
 BY_NAME = {b.name: b for b in BENCHES}
 

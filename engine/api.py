@@ -8,8 +8,11 @@ from the registry families; creation functions from creation.py.
 from __future__ import annotations
 
 from . import autograd as _autograd
-from . import creation, devices, dtypes, init, random_creation
+from . import (creation, devices, dtypes, functional_autograd, init, nn_layers, optim,
+               random_creation)
+from .function import Function
 from .graph import AccumulateGrad, Node
+from .parameter import Parameter, TensorKind
 from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES
@@ -72,12 +75,37 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                           allow_unused, RULES)
 
 
-autograd = make_namespace("torch.autograd", {"grad": grad, "backward": backward})
+class Variable(metaclass=TensorKind):
+    """torch.autograd.Variable(data, requires_grad=False), the legacy constructor: a tensor
+    sharing `data`'s storage, without its history (every tensor is a Variable)."""
+
+    _tg_path = "torch.autograd.variable.Variable"
+    _tg_public = frozenset()
+
+    @staticmethod
+    def _tg_is_instance(value) -> bool:
+        return type(value) is Tensor
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if data is None:
+            return creation.empty(0, requires_grad=requires_grad)
+        if type(data) is not Tensor:
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
+
+
+autograd = make_namespace("torch.autograd", {
+    "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
+    "functional": make_namespace("torch.autograd.functional", functional_autograd.FUNCTIONS)})
 
 _NN_FUNCTIONS = _collect("nn_functions")
 functional = make_namespace("torch.nn.functional", _NN_FUNCTIONS)
 nn = make_namespace("torch.nn", {"functional": functional,
-                                 "init": make_namespace("torch.nn.init", init.FUNCTIONS)})
+                                 "init": make_namespace("torch.nn.init", init.FUNCTIONS),
+                                 "Parameter": Parameter, **nn_layers.MODULES})
+optim_namespace = make_namespace("torch.optim", dict(optim.OPTIMIZERS,
+                                                     Optimizer=optim.Optimizer))
+func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
 
 _TORCH_FUNCTIONS = _collect("functions")
 torch = make_namespace("torch", {
@@ -96,6 +124,7 @@ torch = make_namespace("torch", {
     "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
+    "optim": optim_namespace, "func": func,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
     "device": devices.device, "cuda": make_namespace("torch.cuda", {
         "is_available": devices.is_available, "device_count": devices.device_count}),
@@ -103,4 +132,5 @@ torch = make_namespace("torch", {
     **dtypes.ALIASES,
 })
 
-__all__ = ["torch", "nn", "functional", "autograd", "Tensor", "Node", "AccumulateGrad"]
+__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "Tensor", "Node",
+           "AccumulateGrad"]

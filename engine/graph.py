@@ -27,7 +27,7 @@ class Node:
     """A grad_fn: one application of an op, with what its rules need."""
 
     __slots__ = ("op", "next_functions", "saved", "versions", "out", "out_version", "params",
-                 "meta", "seq", "retained", "__weakref__")
+                 "meta", "seq", "retained", "hooks", "__weakref__")
     _tg_public = frozenset({"next_functions", "name"})
 
     def __init__(self, op, next_functions, saved, versions, params, meta):
@@ -41,6 +41,7 @@ class Node:
         self.meta = meta  # (shape, dtype) of each tensor input, to fit gradients to it
         self.seq = next(_sequence)
         self.retained = None
+        self.hooks = None  # {output number: [hook, ...]}: Tensor.register_hook on an output
 
     def name(self) -> str:
         return self.op.qualified_name
@@ -49,7 +50,7 @@ class Node:
         return self.op.name  # torch's node classes are named after the op (MulBackward0)
 
     def __repr__(self) -> str:
-        return format_grad_fn(self.op.name, id(self))
+        return format_grad_fn(self.op.repr_name, id(self))
 
 
 class MultiNode(Node):
@@ -67,12 +68,13 @@ class MultiNode(Node):
 class AccumulateGrad:
     """The sink node of a leaf that requires grad: adds arriving gradients to `.grad`."""
 
-    __slots__ = ("variable", "seq", "__weakref__")
+    __slots__ = ("variable", "seq", "hooks", "__weakref__")
     _tg_public = frozenset({"next_functions", "name", "variable"})
     next_functions = ()
 
     def __init__(self, variable):
         self.variable = variable
+        self.hooks = None  # {0: [hook, ...]}: Tensor.register_hook on the leaf
         self.seq = float("inf")  # torch runs these as soon as they are ready
 
     def name(self) -> str:
@@ -95,6 +97,20 @@ def accumulate_node(tensor) -> AccumulateGrad | None:
         node = AccumulateGrad(tensor)
         tensor._accumulator = weakref.ref(node)
     return node
+
+
+def _run_hooks(node, g):
+    """The gradient arriving at `node` after the Tensor.register_hook hooks of its outputs
+    (node.hooks: output number -> hooks, see hooks.py), run in the order they were added."""
+    for nr, hooks in node.hooks.items():
+        if type(node) is MultiNode:
+            if g[nr] is not None:
+                for hook in tuple(hooks):
+                    g[nr] = hook(g[nr])
+        else:
+            for hook in tuple(hooks):
+                g = hook(g)
+    return g
 
 
 def edge_to(t) -> tuple:
@@ -133,6 +149,8 @@ def record(op, out_data, inputs, params=None):
                 _attach_node(out, op, inputs, params, cls, Node)
                 break
     if op.views:
+        if type(out_data) is np.ndarray and not out_data.shape:
+            out.array = out_data  # a 0-d view stays a view of its base's storage (writable)
         share_storage(out, inputs[0])
         # torch: a view made under no_grad still says requires_grad (as a leaf), but a
         # backward through it accumulates nowhere
@@ -156,7 +174,9 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
             t.grad_fn = node
             t.requires_grad = True
     if op.views:
-        for t in outs:
+        for t, a in zip(outs, arrays):
+            if type(a) is np.ndarray and not a.shape:
+                t.array = a  # a 0-d view stays a view of its base's storage (writable)
             share_storage(t, inputs[0])
             if not session.grad_enabled and inputs[0].requires_grad:
                 t.requires_grad = True
@@ -298,6 +318,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
         while ready or sinks:
             node = sinks.pop() if sinks else heapq.heappop(ready)[1]
             g = pending.pop(node)
+            if node.hooks:
+                g = _run_hooks(node, g)
             if capture is not None:
                 if node in capture:
                     capture[node] = g
@@ -313,7 +335,7 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                 _accumulate_retained(node, g, rules, create_graph)
             if expand is not None and node not in expand:
                 continue  # no target lies below: torch does not run this node
-            inputs_grads = _apply_rule(node, g, rules, create_graph)
+            inputs_grads = apply_rule(node, g, rules, create_graph)
             if observe is not None:
                 observe(node, g, inputs_grads)
             if not retain_graph and (node.saved is not None or node.out is not None
@@ -363,7 +385,12 @@ def _deliver_to_output(pending: dict, node: MultiNode, nr: int, g) -> None:
     slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 
-def _apply_rule(node, g, rules, create_graph):
+def apply_rule(node, g, rules, create_graph):
+    """The gradients a node's rules send to each of its inputs, for the gradient `g` at its
+    output (checking that what it saved was not changed in place since)."""
+    op = node.op
+    if op.node_rule is not None:
+        return op.node_rule(node, g, rules, create_graph)
     saved = node.saved
     if saved is _FREED:
         raise RuntimeError(SECOND_BACKWARD)
@@ -391,7 +418,6 @@ def _apply_rule(node, g, rules, create_graph):
         if out is not None:
             out = rules.result_of(node, out)
     params = node.params or _NO_PARAMS
-    op = node.op
     if op.variadic:  # one rule for every input, told which one it is
         vjp = op.vjps[0]
         return [None if child is None else vjp(rules, g, out, *args, position=i, **params)
@@ -436,6 +462,24 @@ def short_name(name: str) -> str:
 LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                      "int64": "torch.LongTensor", "int32": "torch.IntTensor",
                      "bool": "torch.BoolTensor"}
+
+
+def released(node) -> bool:
+    """Whether a backward without retain_graph has released what `node` saved."""
+    return node.saved is _FREED
+
+
+def check_saved_version(tensor, expected: int) -> None:
+    """torch's error when a tensor saved for backward (at version `expected`) was changed in
+    place since."""
+    now = tensor._version
+    if now != expected:
+        producer = tensor.grad_fn
+        if producer is None:
+            where = "which is a leaf Variable" if tensor.requires_grad else "which is a Tensor"
+        else:
+            where = "which is output 0 of " + short_name(producer.name())
+        _raise_modified(tensor.array, where, now, expected)
 
 
 def _raise_modified(array, where: str, now: int, expected: int):

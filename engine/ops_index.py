@@ -106,7 +106,8 @@ def select(a, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x.shape)} at dimension {d}")
-    return record(SELECT, x[_key(d, index)], (a,),
+    # (a trailing `...` keeps a 0-d result a view of x, not a copied scalar)
+    return record(SELECT, x[_key(d, index) + (Ellipsis,)], (a,),
                   {"shape": x.shape, "dim": d, "index": int(index) % size})
 
 
@@ -132,8 +133,9 @@ def _tensor_array(item):
 
 
 def is_advanced(item) -> bool:
-    """A list, or a tensor other than a 0-d integer one (which indexes like an int)."""
-    if isinstance(item, list):
+    """A list (or range), or a tensor other than a 0-d integer one (which indexes like an
+    int)."""
+    if isinstance(item, (list, range)):
         return True
     array = _tensor_array(item)
     return array is not None and not (array.ndim == 0 and array.dtype.kind in "iu")
@@ -144,8 +146,8 @@ def plain(item):
     array = _tensor_array(item)
     if array is not None:
         return array
-    if isinstance(item, list):
-        return np.asarray([plain(i) for i in item])
+    if isinstance(item, (list, range)):
+        return np.asarray([plain(i) for i in item], dtype=None if len(item) else np.int64)
     return item
 
 
@@ -157,7 +159,7 @@ def check_item(item) -> None:
         if item.step == 0:
             raise ValueError("slice step cannot be zero")
         return
-    if type(item) in _BASIC or type(item) is bool or isinstance(item, list):
+    if type(item) in _BASIC or type(item) is bool or isinstance(item, (list, range)):
         return
     if _tensor_array(item) is not None:
         return

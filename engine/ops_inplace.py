@@ -12,12 +12,12 @@ import builtins
 
 import numpy as np
 
-from .graph import NUMBERS, MultiNode, record, short_name
-from .operands import NotAnOperand, binary, type_word
+from .graph import NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
+from .operands import NotAnOperand, binary, sum_to, type_word
 from .ops_shape import expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
-from .ops_index import check_item, is_advanced, plain, whole
+from .ops_index import check_item, getitem, is_advanced, plain, whole
 from .registry import Check, Family, any_
 from .session import check_fill_value, current
 
@@ -46,14 +46,114 @@ def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> 
         raise RuntimeError(
             f"a {'view of a ' if view else ''}leaf Variable that requires grad is being "
             "used in an in-place operation.")
-    if base is not None and base.requires_grad:
-        if base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
-        raise RuntimeError(
-            "autodiff does not support in-place changes to a view of a tensor that requires "
-            "grad (torch would rewrite the base's history); write the result with an "
-            "out-of-place op such as torch.cat or torch.where instead")
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+# --- in place through a view: the base's history is rewritten, as torch rewrites it ----------
+
+def _region(base_array, view_array) -> tuple:
+    """The index (into the base, any dense layout) of each element of a view of it: the
+    view's byte offsets decomposed along the base's own strides."""
+    base_array = np.asarray(base_array)
+    view_array = np.asarray(view_array)
+    start = view_array.__array_interface__["data"][0] - base_array.__array_interface__["data"][0]
+    offsets = np.full(view_array.shape, start, dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(view_array.shape, view_array.strides)):
+        step = np.arange(n, dtype=np.int64) * stride
+        offsets += step.reshape((n,) + (1,) * (view_array.ndim - axis - 1))
+    return tuple((offsets // stride) % n if stride else np.zeros_like(offsets)
+                 for n, stride in zip(base_array.shape, base_array.strides))
+
+
+def _copy_slices_of_view(F, g, out, *inputs, position, inner, region, shape):
+    """The base's gradient: g, with the view's part replaced by what the in-place op sends
+    to the view's old values; the op's other inputs get what it sends them."""
+    part = F.region_take(g, region)
+    sent = apply_rule(inner, part, F, hasattr(g, "grad_fn"))
+    if position:
+        return sent[position]
+    if not hasattr(g, "grad_fn"):  # arrays: an exact copy (keeps the signs of zeros)
+        result = np.array(g, copy=True)
+        result[region] = 0 if sent[0] is None else sent[0]
+        return result
+    kept = g - F.region_place(part, region, shape)
+    return kept if sent[0] is None else kept + F.region_place(sent[0], region, shape)
+
+
+def _take_region(g, region):
+    return np.array(np.asarray(g)[region], copy=True)
+
+
+def _place_region(part, region, shape):
+    z = np.zeros(shape, dtype=np.result_type(part))
+    z[region] = part
+    return z
+
+
+@word("region_take", _take_region)
+def region_take(g, region):
+    return record(AS_STRIDED, _take_region(g.array, region), (g,),
+                  {"region": region, "shape": g.array.shape})
+
+
+@word("region_place", _place_region)
+def region_place(part, region, shape):
+    return record(AS_STRIDED_SCATTER, _place_region(part.array, region, shape), (part,),
+                  {"region": region})
+
+
+def _as_strided_vjp(F, g, out, base, region, shape):
+    return F.region_place(g, region, shape)
+
+
+COPY_SLICES = op("CopySlices", _copy_slices_of_view, variadic=True, engine_node=True,
+                         explain="an in-place change of a view: the base gets g with the view's "
+                                 "part sent through the change", formulas=("",),
+                         check=Check(lambda a: _scale_middle(a), (any_(4),)))
+# (the same node records `y[key] = value`: a fill_ or copy_ of the view y[key])
+AS_STRIDED = op("AsStridedBackward0", _as_strided_vjp, views=True,
+                explain="a view after its base changed in place: g placed in the base",
+                formulas=("g placed, zeros elsewhere",),
+                check=Check(lambda a: _scale_middle(a, keep_view=True), (any_(4),)))
+AS_STRIDED_SCATTER = op("AsStridedScatterBackward0",
+                        lambda F, g, out, part, region: F.region_take(g, region),
+                        explain="a part placed into zeros: the part gets g's part",
+                        formulas=("g's part",),
+                        check=Check(lambda a: _scale_middle(a, keep_view=True), (any_(4),)))
+
+
+def _scale_middle(a, keep_view=False):
+    y = a * 1
+    v = getitem(y, slice(1, 3))
+    inplace(v, mul(v, getitem(a, 0)))
+    return v * 1 if keep_view else y
+
+
+def rebase_view(view) -> None:
+    """After an in-place op recorded on `view` (a view whose base requires grad, or whose
+    new value does), make the base's node torch's CopySlices around that op, and the view's
+    AsStridedBackward0 below it."""
+    inner = view.grad_fn
+    base = view._base
+    region = _region(base.array, view.array)
+    base_edge = edge_to(base) if base.requires_grad else (None, 0)
+    edges = (base_edge,) + inner.next_functions[1:]
+    meta = ((base.array.shape, base.array.dtype),) + inner.meta[1:]
+    node = Node(COPY_SLICES, edges, None, None,
+                {"inner": inner, "region": region, "shape": base.array.shape}, meta)
+    base.grad_fn = node
+    base.requires_grad = True
+    view.grad_fn = Node(AS_STRIDED, ((node, 0),), None, None,
+                        {"region": region, "shape": base.array.shape},
+                        ((base.array.shape, base.array.dtype),))
+
+
+def after_write(a) -> None:
+    """An in-place op that recorded a node on a view carries it over to the view's base."""
+    if a._base is not None and a.grad_fn is not None and current().grad_enabled:
+        rebase_view(a)
 
 
 def inplace(a, result):
@@ -82,6 +182,7 @@ def inplace(a, result):
     if result.grad_fn is not None:
         a.grad_fn = result.grad_fn
         a.requires_grad = True
+        after_write(a)
     return a
 
 
@@ -192,6 +293,7 @@ def fill_(a, value, entry=FILL):
     a._bump_version()
     if current().grad_enabled and a.requires_grad:
         a.grad_fn = record(entry, a.array, (a,)).grad_fn
+        after_write(a)
     return a
 
 
@@ -220,28 +322,25 @@ def _write_whole(a, value, entry):
                                                        and value.requires_grad)):
         a.grad_fn = record(entry, a.array, (a, value)).grad_fn
         a.requires_grad = True
+        after_write(a)
     return a
 
 
 # === indexed writes =================================================================================
 
-def _copy_slices_self(F, g, out, a, value, key):
-    """The old values under the key are overwritten: their gradient is zero there."""
+def _index_put_self(F, g, out, a, value, key):
+    """The old values under the index are overwritten: their gradient is zero there."""
     array = g if type(g) is np.ndarray else g.array
     mask = np.ones(array.shape, dtype=array.dtype)
     mask[key] = 0
     return g * (mask if type(g) is np.ndarray else type(g)._wrap(mask))
 
 
-def _copy_slices_value(F, g, out, a, value, key):
+def _index_put_value(F, g, out, a, value, key):
     return F.index(g, key)
 
 
-COPY_SLICES = op("CopySlices", _copy_slices_self, _copy_slices_value, engine_node=True,
-                 explain="a write through an index: the written part of g goes to the value, "
-                         "the rest to the old tensor", formulas=("g outside the key", "g[key]"),
-                 check=Check(lambda a, b: _assign_row(a, b, 1), (any_(3, 2), any_(2))))
-INDEX_PUT_INPLACE = op("IndexPutBackward0", _copy_slices_self, _copy_slices_value,
+INDEX_PUT_INPLACE = op("IndexPutBackward0", _index_put_self, _index_put_value,
                        explain="a write through a list or mask index", formulas=(
                            "g outside the indexed elements", "g[index]"),
                        check=Check(lambda a, b: _assign_row(a, b, [0, 2]), (any_(3, 2), any_(2))),
@@ -296,27 +395,42 @@ def setitem(a, key, value):
     check_inplace(a, through_view=not advanced, view_op=None if advanced else _view_op_name(key))
     if not number:
         value = _without_leading_ones(value)
-    if advanced:
-        key = tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
-        if not number and value.array.dtype != a.array.dtype:
-            raise RuntimeError(
-                "Index put requires the source and destination dtypes match, got "
-                f"{type_word(a.array.dtype)} for the destination and "
-                f"{type_word(value.array.dtype)} for the source.")
-    target = a.storage()
-    if not number and not advanced:
-        expanded_shape(value.array.shape, target[key].shape, value.array.dtype)  # torch's error
+    if not advanced:
+        return _write_through_view(a, key, value, number)
+    key = tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
+    if not number and value.array.dtype != a.array.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{type_word(a.array.dtype)} for the destination and "
+            f"{type_word(value.array.dtype)} for the source.")
     try:
-        target[key] = value if number else value.array
+        a.storage()[key] = value if number else value.array
     except (IndexError, ValueError) as exc:
         message = str(exc).replace("axis", "dimension")
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(message) from None
     a._bump_version()
     if current().grad_enabled and (a.requires_grad or (not number and value.requires_grad)):
-        node = record(INDEX_PUT_INPLACE if advanced else COPY_SLICES, a.array, (a, value),
-                      {"key": key}).grad_fn
-        a.grad_fn = node
+        a.grad_fn = record(INDEX_PUT_INPLACE, a.array, (a, value), {"key": key}).grad_fn
         a.requires_grad = True
+        after_write(a)
+
+
+def _write_through_view(a, key, value, number):
+    """`a[key] = value` as torch's indexing does it: fill_ (a number or one-element tensor)
+    or copy_ into the view a[key]; the base then records CopySlices around that."""
+    a.storage()
+    part = getitem(a, key)
+    if not number:
+        expanded_shape(value.array.shape, part.array.shape, value.array.dtype)  # torch's error
+    whole = _write_whole(part, value, FILL_TENSOR if number or not value.array.ndim
+                         else COPY_INTO)
+    if a._base is not None and a.grad_fn is not None and whole._base is a._base \
+            and current().grad_enabled and a._base.grad_fn is not None:
+        # `a` is itself a view of the rewritten base: it now reads through it too
+        a.grad_fn = Node(AS_STRIDED, ((a._base.grad_fn, 0),), None, None,
+                         {"region": _region(a._base.array, a.array),
+                          "shape": a._base.array.shape},
+                         ((a._base.array.shape, a._base.array.dtype),))
 
 
 def _without_leading_ones(value):

@@ -12,9 +12,9 @@ import numpy as np
 
 from .graph import record
 from .operands import type_word
-from .ops_arith import mul
-from .ops_shape import (SQUEEZE_INPLACE, UNSAFE_VIEW, contiguous, expand, reshape, squeeze_dim, t,
-                        transpose, unsqueeze)
+from .ops_arith import add, mul
+from .ops_shape import (SQUEEZE_INPLACE, UNSAFE_VIEW, VIEW, contiguous, expand, reshape,
+                        squeeze_dim, t, transpose, unsqueeze, view)
 from .registry import Check, Family, any_
 from .session import check_allocation
 
@@ -215,6 +215,82 @@ def matmul(a, b):
         b, d2 = squeeze_dim(b, 0), 2  # a batch of one matrix: torch multiplies by the matrix
     _check_inner(a, b)
     return _folded(a, b) if _should_fold(a, b) else _batched(a, b)
+
+
+# === addmm, and nn.functional.linear built on it as torch builds it ==============================
+
+def _column_major(x) -> bool:
+    """torch's test in the backward of a matrix product: strides (1, rows), e.g. a weight.t()."""
+    x = getattr(x, "array", x)  # (the rules see arrays, or tensors under create_graph)
+    strides = getattr(x, "strides", None)
+    return strides is not None and strides[0] == x.itemsize and strides[1] == x.shape[0] * x.itemsize
+
+
+def _addmm_mat1(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
+    grad = F.t(F.mm(mat2, F.t(g))) if _column_major(mat1) else F.mm(g, F.t(mat2))
+    return grad if alpha == 1 else F.mul_scalar(grad, alpha)
+
+
+def _addmm_mat2(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
+    grad = F.t(F.mm(F.t(g), mat1)) if _column_major(mat2) else F.mm(F.t(mat1), g)
+    return grad if alpha == 1 else F.mul_scalar(grad, alpha)
+
+
+ADDMM = op("AddmmBackward0",
+           lambda F, g, out, bias, mat1, mat2, beta=1, alpha=1:
+           g if beta == 1 else F.mul_scalar(g, beta),
+           _addmm_mat1, _addmm_mat2, saves="i", reads=((), (2,), (1,)),
+           explain="bias + A·B in one op (nn.Linear's forward): the bias gets g summed over the "
+                   "batch, the matrices a matrix product each",
+           formulas=("∂/∂bias: g (summed to its shape)", "∂(AB)/∂A: g·Bᵀ", "∂(AB)/∂B: Aᵀ·g"),
+           check=Check(lambda b, a, m: addmm(b, a, m), (any_(3), any_(2, 4), any_(4, 3))))
+
+
+@exposes(ADDMM, functions=("addmm",), methods=("addmm",))
+def addmm(bias, mat1, mat2, beta=1, alpha=1):
+    x, w = mat1.array, mat2.array
+    if x.ndim != 2 or w.ndim != 2:
+        raise RuntimeError(f"{'mat1' if x.ndim != 2 else 'mat2'} must be a matrix, got "
+                           f"{x.ndim if x.ndim != 2 else w.ndim}-D tensor")
+    if x.shape[1] != w.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} "
+                           f"and {w.shape[0]}x{w.shape[1]})")
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{type_word(x.dtype)} and {type_word(w.dtype)}")
+    check_allocation((x.shape[0], w.shape[1]), x.dtype)
+    out = mm_arrays(x, w)
+    if alpha != 1:
+        out = out * x.dtype.type(alpha)
+    b = bias.array if beta == 1 else bias.array * x.dtype.type(beta)
+    try:
+        out += b  # (the product is a new array)
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({out.shape[-1]}) must match the "
+                           f"existing size ({np.shape(b)[-1]}) at non-singleton dimension 1.  "
+                           f"Target sizes: {list(out.shape)}.  Tensor sizes: "
+                           f"{list(np.shape(b))}") from None
+    return record(ADDMM, out, (bias, mat1, mat2),
+                  None if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha})
+
+
+@exposes(ADDMM, VIEW, MM, nn=("linear",))
+def linear(input, weight, bias=None):
+    """torch's choice: one addmm for a matrix (or any contiguous input, flattened to one and
+    viewed back), else a matmul and a bias added."""
+    x = input.array
+    if x.ndim == 0 or weight.array.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{x.ndim}D and {weight.array.ndim}D")
+    if bias is not None:
+        if x.ndim == 2:
+            return addmm(bias, input, t(weight))
+        if type(x) is not np.ndarray or x.flags.c_contiguous and bias.array.ndim == 1:
+            rows = reshape(input, (x.size // x.shape[-1] if x.shape[-1] else 0, x.shape[-1]))
+            out = addmm(bias, rows, t(weight))
+            return view(out, x.shape[:-1] + (out.array.shape[1],))
+    out = matmul(input, t(weight))
+    return out if bias is None else add(out, bias)
 
 
 @exposes(methods=("__rmatmul__",))

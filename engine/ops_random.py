@@ -18,7 +18,7 @@ from . import random_args as parse
 from .graph import record
 from .operands import check_broadcast, is_tensor
 from .ops_arith import mul
-from .ops_inplace import check_inplace
+from .ops_inplace import after_write, check_inplace
 from .ops_inplace import inplace as write_in_place
 from .ops_shape import expand
 from .random import Generator
@@ -144,6 +144,7 @@ def _fill_(t, draw, entry):
     t._bump_version()
     if current().grad_enabled and t.requires_grad:
         t.grad_fn = record(entry, t.array, (t,)).grad_fn
+        after_write(t)
     return t
 
 

@@ -290,7 +290,7 @@ def unbind(a, dim=0):
     if x.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = dims(dim, x.ndim)[0]
-    parts = [x[(slice(None),) * d + (i,)] for i in range(x.shape[d])]
+    parts = [x[(slice(None),) * d + (i, Ellipsis)] for i in range(x.shape[d])]  # 0-d: views
     return record_outputs(UNBIND, parts, (a,), {"dim": d, "shape": x.shape})
 
 

@@ -77,7 +77,7 @@ class Op:
 
     __slots__ = ("name", "qualified_name", "vjps", "variadic", "saves_inputs", "saves_out",
                  "saves_params", "reads", "views", "explain", "formulas", "check", "family", "forward",
-                 "functions", "methods")
+                 "functions", "methods", "node_rule", "repr_name")
 
     def __init__(self, name: str, *vjps, explain: str, formulas: tuple = (),
                  check: Check | None = None, saves: str = "", reads=None, views: bool = False,
@@ -103,6 +103,10 @@ class Op:
         self.forward = None  # the function that records this op (set by `exposes`)
         self.functions: tuple = ()
         self.methods: tuple = ()
+        # a node whose whole backward is one call, node_rule(node, g, rules, create_graph) ->
+        # one gradient per edge (a program's autograd.Function), instead of rules per input
+        self.node_rule = None
+        self.repr_name = name  # the class name its node prints with: <repr_name object at ...>
 
     def __repr__(self) -> str:
         return f"Op({self.name})"

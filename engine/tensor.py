@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 
 from . import autograd, devices, dtypes, graph
-from . import (ops_activation, ops_arith, ops_index, ops_inplace, ops_linalg, ops_math, ops_nn,
-               ops_random, ops_reduce, ops_shape)
+from . import (hooks, ops_activation, ops_arith, ops_index, ops_inplace, ops_linalg, ops_losses,
+               ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
 from .operands import check_sizes, infer_array, sum_to, type_word
 from .session import check_allocation
 from .printing import format_size, format_spec, format_tensor
@@ -23,7 +23,7 @@ from .registry import FAMILIES, Rules
 np.seterr(all="ignore")
 
 FAMILY_MODULES = (ops_arith, ops_math, ops_reduce, ops_shape, ops_index, ops_linalg,
-                  ops_activation, ops_nn, ops_inplace, ops_random)
+                  ops_activation, ops_nn, ops_losses, ops_inplace, ops_random, hooks)
 
 
 _INT64 = 1 << 63
@@ -130,7 +130,8 @@ class _TensorType(type):
 
 class Tensor(metaclass=_TensorType):
     __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "_base", "_accumulator",
-                 "_retains_grad", "__weakref__")
+                 "_retains_grad", "_parameter", "__weakref__")
+    # `_parameter` is set (True) only on the tensors nn.Parameter makes; unset elsewhere
 
     @classmethod
     def _wrap(cls, data, grad_fn=None, requires_grad=False) -> "Tensor":
@@ -302,11 +303,16 @@ class Tensor(metaclass=_TensorType):
 
     def __repr__(self) -> str:
         name = self.grad_fn.op.name if self.grad_fn is not None else None
-        return format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
+        text = format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
+        return "Parameter containing:\n" + text if getattr(self, "_parameter", False) else text
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
+        if getattr(self, "_parameter", False):  # a torch.Tensor subclass: object.__format__
+            if spec:
+                raise TypeError("unsupported format string passed to Parameter.__format__")
+            return repr(self)
         name = self.grad_fn.op.name if self.grad_fn is not None else None
         return format_spec(self.array, spec, requires_grad=self.requires_grad, grad_fn_name=name)
 

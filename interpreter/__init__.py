@@ -38,10 +38,12 @@ class RunResult:
 
 
 def default_modules() -> dict[str, Any]:
-    """The engine's torch, torch.nn and torch.nn.functional, plus the safe math namespace."""
+    """The engine's torch and its submodules, plus the safe math namespace."""
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
-            "torch.nn.init": api.nn.init,
+            "torch.nn.init": api.nn.init, "torch.optim": api.optim_namespace,
+            "torch.autograd": api.autograd, "torch.autograd.functional": api.autograd.functional,
+            "torch.func": api.func,
             "math": MathNamespace()}
 
 

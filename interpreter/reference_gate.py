@@ -53,7 +53,9 @@ def language_surface() -> dict[str, list[str]]:
             own = vars(kind)  # some classes elsewhere make __module__ a descriptor
             if isinstance(own.get("__module__"), str) and own["__module__"].startswith("autodiff."):
                 readable |= own.get("_tg_public", frozenset())
-                writable |= own.get("_tg_writable", frozenset())
+                names = own.get("_tg_writable", frozenset())
+                if isinstance(names, frozenset):  # (a function decides per instance)
+                    writable |= names
     return {"builtins": sorted(make_builtins(Runtime())), "modules": sorted(MODULES),
             "readable": sorted(readable), "writable": sorted(writable),
             "readable_dunders": sorted(READABLE_DUNDERS)}

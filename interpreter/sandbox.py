@@ -3,6 +3,10 @@
 A name starting with '_' is always refused (but `__version__`, a plain string, where an
 object lists it). Engine classes (and namespace objects) list their public names in
 `_tg_public`; Python's own values get a small fixed table.
+Objects whose readable names depend on the instance (an nn.Module: the submodules and
+attributes a program set on it) also answer `_tg_readable(obj, name)`; writes are allowed
+where the class's `_tg_writable` lists the name, or says yes when it is a function
+`_tg_writable(obj, name)`.
 """
 
 from __future__ import annotations
@@ -47,7 +51,10 @@ def public_names(obj: Any) -> frozenset[str] | None:
 
 def default_policy(obj: Any, name: str) -> bool:
     names = public_names(obj)
-    return names is not None and name in names
+    if names is not None and name in names:
+        return True
+    readable = getattr(type(obj), "_tg_readable", None)
+    return readable is not None and readable(obj, name)
 
 
 def permissive_policy(obj: Any, name: str) -> bool:
@@ -128,17 +135,23 @@ def _class_names(kind: type) -> set:
 
 def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> None:
     """Writes are rarer than reads: only names a class lists in `_tg_writable` (a tensor's
-    `requires_grad`, `grad`, `data`). Namespaces such as `torch` stay read-only, so one
+    `requires_grad`, `grad`, `data`), or that its `_tg_writable(obj, name)` allows (what a
+    program sets on its own module). Namespaces such as `torch` stay read-only, so one
     program cannot change what the next one sees."""
-    writable = getattr(type(obj), "_tg_writable", None)
-    if name.startswith("_") or not policy(obj, name) or writable is None or name not in writable:
-        if policy is not permissive_policy or name.startswith("_"):
-            raise refuse(obj, name, writing=True)
+    if name.startswith("_") or (policy is not permissive_policy and not _may_write(obj, name, policy)):
+        raise refuse(obj, name, writing=True)
     assign = getattr(type(obj), "_tg_assign", None)  # a class's own checks of what is written
     if assign is not None:
         assign(obj, name, value)
     else:
         setattr(obj, name, value)
+
+
+def _may_write(obj: Any, name: str, policy: AttributePolicy) -> bool:
+    writable = getattr(type(obj), "_tg_writable", None)
+    if callable(writable):
+        return writable(obj, name)
+    return writable is not None and name in writable and policy(obj, name)
 
 
 class SafeFormatter(string.Formatter):

@@ -47,6 +47,8 @@ def markdown() -> str:
              "PyTorch computes gradients with, seen in a double backward (create_graph=True).",
              ""]
     for family in FAMILIES:
+        if not family.ops:
+            continue  # a family of Tensor methods only (hooks)
         lines += [f"## {family.title}", "", "| grad_fn | public names | rule |", "|---|---|---|"]
         for op in family.ops:
             public = list(dict.fromkeys(

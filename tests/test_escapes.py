@@ -55,6 +55,34 @@ RANDOM = ["torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
           "torch.randn(2).normal_.__func__", "import torch.nn.init.os",
           "g = torch.Generator()\ng._seed = 1", "g = torch.Generator()\ng.initial_seed = len",
           "torch.nn.init.uniform_ = print"]
+# nn, optim, autograd.Function, functional autograd, hooks: the classes and the objects they make
+NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
+      "torch.nn.Linear(2, 1)._parameters", "torch.nn.Linear(2, 1)._modules",
+      "torch.nn.Linear(2, 1).weight.__class__", "torch.nn.Linear(2, 1).forward.__func__",
+      "torch.nn.Linear(2, 1).forward.__globals__", "torch.nn.Linear.__subclasses__",
+      "torch.nn.Module.__subclasses__()", "torch.nn.Linear.__mro__", "torch.nn.Linear.__base__",
+      "torch.nn.Module.tg_subclass", "torch.nn.Module.tg_subclass('X', {})",
+      "torch.nn.Module.tg_super_init", "torch.nn.Linear(2, 1)._tg_readable",
+      "torch.nn.Sequential(torch.nn.ReLU())[0].__dict__", "torch.nn.Sequential()._forget",
+      "torch.nn.Linear(2, 1).parameters().gi_frame", "torch.nn.Linear(2, 1).parameters().send",
+      "torch.nn.Linear(2, 1).state_dict().__class__", "torch.nn.Linear(2, 1).state_dict().fromkeys",
+      "torch.nn.Linear(2, 1).state_dict().move_to_end", "torch.nn.Parameter.__new__",
+      "torch.nn.Parameter(t).__class__", "torch.nn.Parameter(t)._parameter",
+      "torch.nn.MSELoss().__dict__", "torch.nn.Linear(2, 1).__init__",
+      "torch.optim.SGD([t], lr=0.1).__dict__", "torch.optim.SGD([t], lr=0.1)._update_group",
+      "torch.optim.SGD([t], lr=0.1).state.default_factory", "torch.optim.SGD.__init__",
+      "torch.optim.Optimizer.__subclasses__", "torch.optim.Adam([t]).step.__func__",
+      "torch.autograd.Function.__subclasses__", "torch.autograd.Function.tg_subclass",
+      "torch.autograd.Function.apply.__func__", "torch.autograd.Function.apply.__self__",
+      "torch.autograd.functional.jacobian.__globals__", "torch.func.grad(f).__closure__",
+      "torch.func.grad(f).__wrapped__", "torch.func.grad.__code__", "t.register_hook(f).__dict__",
+      "t.register_hook(f)._hooks", "t.register_hook.__self__", "torch.autograd.Variable.__new__",
+      "torch.autograd.Variable(t).__class__", "torch.nn.functional.linear.__globals__",
+      "m = torch.nn.Linear(2, 1)\nm.forward = print", "m = torch.nn.Linear(2, 1)\nm.__class__ = int",
+      "m = torch.nn.Linear(2, 1)\nm._parameters = {}", "m = torch.nn.Linear(2, 1)\nm.parameters = len",
+      "m = torch.nn.Linear(2, 1)\nm.__dict__ = {}", "o = torch.optim.SGD([t], lr=0.1)\no.step = print",
+      "o = torch.optim.SGD([t], lr=0.1)\no.param_groups = []", "torch.nn.Linear = print",
+      "torch.optim.SGD = print", "torch.autograd.Function.apply = print"]
 ASSIGNMENTS = ["t.__class__ = int", "t.array = 1", "y.grad_fn.op = None", "torch.tensor = len",
                "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len"]
 # a class's plain functions, reached through the class, with a `self` of another type
@@ -66,7 +94,8 @@ CLASS_FUNCTIONS = ["torch.Tensor.add(f, 1)", "torch.Tensor.backward(print)",
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
-            + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS])
+            + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
+            + [("nn", e) for e in NN])
 
 
 def _as_statement(attempt: str) -> str:
@@ -88,6 +117,27 @@ def test_escape_attempt_is_refused(kind, attempt, tmp_path, monkeypatch):
     rendered = result.error.render(source)
     assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
     assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+def test_a_module_whose_forward_reaches_a_dunder_is_refused():
+    """A program's method runs in the sandbox wherever it is called from: a Module made from
+    a .tg forward (as the interpreter's class statement makes it) cannot reach `__class__`."""
+    from autodiff.engine.api import torch
+    from autodiff.engine.function import Function
+    from autodiff.engine.nn_module import Module
+    from autodiff.parser.diagnostics import TgError
+
+    source = ("def forward(self, x):\n    return x.__class__\n"
+              "def backward(ctx, g):\n    return ctx.__dict__\n")
+    result = run_source(source, "methods.tg", out=io.StringIO())
+    assert result.error is None
+    net = Module.tg_subclass("Net", {"forward": result.globals["forward"]})()
+    with pytest.raises(TgError, match="has no attribute '__class__'"):
+        net(torch.ones(1))
+    fn = Function.tg_subclass("Fn", {"forward": lambda ctx, x: x * 2,
+                                     "backward": result.globals["backward"]})
+    with pytest.raises(TgError, match="has no attribute '__dict__'"):
+        fn.apply(torch.ones(1, requires_grad=True)).sum().backward()
 
 
 def test_the_suite_is_large():

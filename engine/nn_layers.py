@@ -1,0 +1,319 @@
+"""The built-in modules tutorials use: Linear, Sequential, ModuleList, Flatten, Dropout,
+Identity, and the loss modules (the activations: nn_activations.py), each printing as torch
+prints it.
+
+A module whose forward is one function sets `__call__` to its forward: `model(x)` then costs
+one Python call, as the per-op overhead of a training loop matters (torch runs hooks there,
+which programs here cannot register).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from . import dtypes, init
+from .nn_activations import ACTIVATIONS
+from .nn_module import Module
+from .parameter import announce, make_parameter, type_name
+from .operands import check_sizes
+from .ops_linalg import linear
+from .ops_losses import binary_cross_entropy, binary_cross_entropy_with_logits, l1_loss
+from .ops_nn import cross_entropy, mse_loss, nll_loss
+from .ops_random import dropout
+from .ops_shape import flatten
+from .session import check_allocation
+from .tensor import Tensor
+
+
+class Linear(Module):
+    """y = x·Wᵀ + b, with torch's default initialisation (kaiming_uniform_(a=√5) on W, then
+    uniform(±1/√fan_in) on b), drawn from the run's generator."""
+
+    _tg_public = Module._tg_public | {"in_features", "out_features", "weight", "bias",
+                                      "reset_parameters"}
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = make_parameter(_uninitialised((out_features, in_features), dtype))
+        if bias:
+            self.bias = make_parameter(_uninitialised((out_features,), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+        for param in (self.weight, self.bias):
+            if param is not None:
+                announce(param)  # initialised: now a leaf like any other
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return linear(input, self.weight, self.bias)
+
+    __call__ = forward
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+def _uninitialised(shape: tuple, dtype) -> Tensor:
+    """A layer's parameter storage before its initialisation (not announced to a watching
+    tool: `autodiff check` should see, and widen, the initialised values)."""
+    dt = (dtype or dtypes.DEFAULT_FLOAT).np
+    check_sizes(shape)
+    check_allocation(shape, dt)
+    return Tensor._wrap(np.zeros(shape, dt))
+
+
+# --- containers ---------------------------------------------------------------------------------
+
+def _checked(module):
+    if not isinstance(module, Module):
+        raise TypeError(f"{type_name(module)} is not a Module subclass")
+    return module
+
+
+def _position(container, index) -> int:
+    size = len(container._modules)
+    index = operator.index(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of range")
+    return index % size
+
+
+class Sequential(Module):
+    """Sequential(*modules): each module's output is the next one's input."""
+
+    _tg_public = Module._tg_public | {"append", "insert", "extend"}
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], dict):
+            for key, module in args[0].items():
+                self.add_module(key, _checked(module))
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), _checked(module))
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    __call__ = forward
+
+    def __getitem__(self, index):
+        items = list(self._modules.items())
+        if isinstance(index, slice):
+            part = Sequential()
+            for key, module in items[index]:
+                part.add_module(key, module)
+            return part
+        return items[_position(self, index)][1]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), _checked(module))
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index if index >= 0 else len(items) + index, _checked(module))
+        for key in list(self._modules):
+            self._forget(key)
+        for idx, item in enumerate(items):
+            self.add_module(str(idx), item)
+        return self
+
+
+class ModuleList(Module):
+    """ModuleList(modules): a list of modules, registered (no forward of its own)."""
+
+    _tg_public = Module._tg_public | {"append", "extend", "insert"}
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for module in modules or ():
+            self.append(module)
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(items[index])
+        return items[_position(self, index)]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    append = Sequential.append
+    extend = Sequential.extend
+    insert = Sequential.insert
+
+    def __repr__(self) -> str:
+        """torch groups consecutive equal entries: `(0-1): 2 x Linear(...)`."""
+        entries = [repr(m) for m in self._modules.values()]
+        if not entries:
+            return "ModuleList()"
+        lines, start = [], 0
+        for end in range(1, len(entries) + 1):
+            if end == len(entries) or entries[end] != entries[start]:
+                text = entries[start].replace("\n", "\n  ")
+                label = f"({start})" if end - start == 1 else f"({start}-{end - 1}): {end - start} x"
+                lines.append(f"{label}: {text}" if end - start == 1 else f"{label} {text}")
+                start = end
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
+
+# --- shape layers -----------------------------------------------------------------------------
+
+class Flatten(Module):
+    _tg_public = Module._tg_public | {"start_dim", "end_dim"}
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return flatten(input, self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    _tg_public = Module._tg_public | {"p", "inplace"}
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+# --- losses: their printed form never shows their arguments -------------------------------------
+
+class _Loss(Module):
+    _tg_public = Module._tg_public | {"reduction"}
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            size_average = True if size_average is None else size_average
+            reduce = True if reduce is None else reduce
+            reduction = "none" if not reduce else ("mean" if size_average else "sum")
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):
+        return mse_loss(input, target, reduction=self.reduction)
+
+    __call__ = forward
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):
+        return l1_loss(input, target, reduction=self.reduction)
+
+
+class _WeightedLoss(_Loss):
+    _tg_public = _Loss._tg_public | {"weight"}
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+def _unsupported(name: str, **arguments) -> None:
+    """Arguments whose effect the engine's loss does not compute yet: refused, not ignored."""
+    for key, (value, default) in arguments.items():
+        if value is not None and value != default:
+            raise NotImplementedError(f"nn.{name}({key}=...) is not supported by autodiff")
+
+
+class NLLLoss(_WeightedLoss):
+    _tg_public = _WeightedLoss._tg_public | {"ignore_index"}
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        _unsupported(type(self).__name__, weight=(weight, None), ignore_index=(ignore_index, -100))
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return nll_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(NLLLoss):
+    _tg_public = NLLLoss._tg_public | {"label_smoothing"}
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0):
+        _unsupported("CrossEntropyLoss", label_smoothing=(label_smoothing, 0.0))
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return cross_entropy(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):
+        return binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_WeightedLoss):
+    _tg_public = _WeightedLoss._tg_public | {"pos_weight"}
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight=None):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return binary_cross_entropy_with_logits(input, target, self.weight,
+                                                reduction=self.reduction,
+                                                pos_weight=self.pos_weight)
+
+
+MODULES = {cls.__name__: cls for cls in (
+    Module, Linear, Sequential, ModuleList, Flatten, Dropout, Identity, MSELoss, L1Loss,
+    CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+MODULES.update(ACTIVATIONS)

@@ -1,0 +1,199 @@
+"""Write (or check) corpus/STATUS.md: what autodiff does with each tutorial-patterns program.
+
+    python tests/make_corpus_status.py          # run every corpus/*.tg through autodiff, write it
+    python tests/make_corpus_status.py --check  # exit 1 when the file is not current
+
+Each program runs as `autodiff run --quiet` runs it and is compared with its golden
+(corpus/NAME.out and NAME.err, made from real PyTorch by tests/make_corpus_goldens.py). Its
+outcome is `passes`, or the first thing that differs: the error autodiff stops with
+(`LINE:COL ErrorClass: message`), or the first stdout line that differs. tests/test_corpus.py
+recomputes every outcome and fails when one differs from this file, so progress is recorded
+on purpose (rerun this script) and a program that stops passing is caught. No torch needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from corpus_constructs import constructs, coverage
+
+from autodiff.cli import golden
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+STATUS = CORPUS / "STATUS.md"
+PASSES = "passes"
+TIMEOUT = 120.0  # seconds per program: the training loops are the slow ones
+NOT_SUPPORTED = "not supported"  # the wording a refusal of a construct must use
+FINAL_WORDING = "not supported by autodiff"  # the wording the acceptance asks for
+_ROW = re.compile(r"^\| `(?P<name>[^`]+)` \| (?P<source>.*) \| (?P<outcome>.*) \|$")
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ⏎ ".join(line.strip() for line in text.strip().splitlines())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _first_difference(want: str, got: str) -> str:
+    wanted, printed = want.splitlines(), got.splitlines()
+    for number, (a, b) in enumerate(zip(wanted, printed), start=1):
+        if a != b:
+            return f"stdout line {number}: PyTorch prints {a!r}, autodiff {b!r}"
+    if len(printed) < len(wanted):
+        return f"stdout stops after line {len(printed)} of {len(wanted)}"
+    if len(printed) > len(wanted):
+        return f"stdout has {len(printed) - len(wanted)} line(s) more than PyTorch's"
+    return "stdout differs in its line endings"
+
+
+def outcome(program: Path) -> str:
+    """`passes`, or the first way autodiff's run differs from the PyTorch golden."""
+    from autodiff.cli.source import load_source
+    from autodiff.interpreter import run_source
+    from autodiff.interpreter.reference import normalize_addresses
+
+    want = golden.read_expected(program)
+    if want is None or want.stdout is None:
+        return "no golden"
+    source = load_source(str(program))
+    out, err = io.StringIO(), io.StringIO()
+    result = run_source(source.text, source.filename, out=out, err=err, timeout=TIMEOUT)
+    stdout = normalize_addresses(out.getvalue())
+    error = result.error
+    error_line = None if error is None else (
+        f"{error.error_class}: {error.message}" if error.message else error.error_class)
+    if stdout == want.stdout and error_line == want.error:
+        return PASSES
+    if error is not None and error_line != want.error:
+        where = f"{error.line}:{error.col} " if error.line else ""
+        text = f"{where}{error_line}"
+        if not want.stdout.startswith(stdout):
+            text += f" (before it, {_first_difference(want.stdout, stdout)})"
+        return _one_line(normalize_addresses(text))
+    if error is None and want.error is not None:
+        if stdout != want.stdout:
+            return _one_line(_first_difference(want.stdout, stdout))
+        return _one_line(f"runs to the end; PyTorch raises {want.error}")
+    return _one_line(_first_difference(want.stdout, stdout))
+
+
+def programs() -> list[Path]:
+    return sorted(CORPUS.glob("*.tg"))
+
+
+def source_of(program: Path) -> str:
+    """The program's first line: the tutorial and section it follows."""
+    first = program.read_text(encoding="utf-8").splitlines()[0]
+    return first.removeprefix("#").strip()
+
+
+def blocker(line: str) -> str:
+    """The error part of an outcome, without its position (what to group failures by)."""
+    line = re.sub(r"^\d+:\d+ ", "", line)
+    return re.sub(r" \(before it, .*\)$", "", line)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render(outcomes: dict[str, str]) -> str:
+    """The text of STATUS.md for these outcomes (program name -> outcome)."""
+    total = len(outcomes)
+    passing = sum(o == PASSES for o in outcomes.values())
+    failing = {n: o for n, o in outcomes.items() if o != PASSES}
+    refused = sum(NOT_SUPPORTED in o for o in failing.values())
+    final = sum(FINAL_WORDING in o for o in failing.values())
+    kinds = Counter(kind for name in outcomes for kind in coverage(CORPUS / f"{name}.tg"))
+    lines = [
+        "# Tutorial-patterns corpus: status under autodiff",
+        "",
+        "Generated by `python tests/make_corpus_status.py`; `tests/test_corpus.py` fails when it",
+        "is not current. Do not edit by hand. Each program is run as `autodiff run --quiet`",
+        "runs it and compared with its PyTorch golden (see [README.md](README.md)).",
+        "",
+        f"**{passing} of {total} programs ({100 * passing / total:.1f} %) print exactly what "
+        "PyTorch prints.**",
+        "",
+        f"Of the {len(failing)} others, {refused} stop with a message saying the construct is "
+        f"not supported ({final} of them in the final wording \"{FINAL_WORDING}\"), and "
+        f"{len(failing) - refused} stop with another error or print something else.",
+        "",
+        "## Coverage",
+        "",
+        "| programs | kind |",
+        "|---:|---|",
+        *[f"| {count} | {kind} |" for kind, count in sorted(kinds.items())],
+        "",
+        "## What stops the others (count of programs)",
+        "",
+        "| programs | first error autodiff gives |",
+        "|---:|---|",
+    ]
+    counts = Counter(blocker(o) for o in failing.values())
+    for text, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        lines.append(f"| {count} | {_cell(text)} |")
+    lines += ["", "## What the programs use beyond the v1 language", "",
+              "Read from each program's text (tests/corpus_constructs.py), so it also counts "
+              "what a first", "error hides.", "",
+              "| programs using it | of them not passing | construct or API family |",
+              "|---:|---:|---|"]
+    using: Counter = Counter()
+    blocked: Counter = Counter()
+    for name, result in outcomes.items():
+        used = constructs((CORPUS / f"{name}.tg").read_text(encoding="utf-8"))
+        using.update(used)
+        if result != PASSES:
+            blocked.update(used)
+    for text, count in sorted(using.items(), key=lambda item: (-blocked[item[0]], -item[1],
+                                                                item[0])):
+        lines.append(f"| {count} | {blocked[text]} | {_cell(text)} |")
+    lines += ["", "## Programs", "", "| program | follows | outcome |", "|---|---|---|"]
+    for name in sorted(outcomes):
+        source = source_of(CORPUS / f"{name}.tg")
+        lines.append(f"| `{name}` | {_cell(source)} | {_cell(outcomes[name])} |")
+    return "\n".join(lines) + "\n"
+
+
+def parse(text: str) -> dict[str, str]:
+    """Program name -> recorded outcome, from STATUS.md's table of programs."""
+    recorded = {}
+    for line in text.splitlines():
+        match = _ROW.match(line)
+        if match:
+            recorded[match["name"]] = match["outcome"].replace("\\|", "|")
+    return recorded
+
+
+def all_outcomes() -> dict[str, str]:
+    return {program.stem: outcome(program) for program in programs()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when STATUS.md is not current")
+    args = parser.parse_args(argv)
+    text = render(all_outcomes())
+    current = STATUS.read_text(encoding="utf-8") if STATUS.exists() else None
+    if args.check:
+        if current != text:
+            print("corpus/STATUS.md is not current: run python tests/make_corpus_status.py",
+                  file=sys.stderr)
+            return 1
+        print("corpus/STATUS.md is current")
+        return 0
+    if current != text:
+        STATUS.write_text(text, encoding="utf-8")
+        print(f"wrote {STATUS.relative_to(ROOT)}")
+    print(text.split("\n\n")[2])  # the pass-rate line
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
