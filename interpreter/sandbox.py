@@ -11,6 +11,7 @@ where the class's `_tg_writable` lists the name, or says yes when it is a functi
 
 from __future__ import annotations
 
+import inspect
 import string
 from types import FunctionType, ModuleType
 from typing import Any, Callable
@@ -87,7 +88,8 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
     if type(obj) is str and name in _BOUNDED_STR:
         return _BOUNDED_STR[name](obj)
     value = getattr(obj, name)
-    if isinstance(obj, type) and isinstance(value, FunctionType):
+    if isinstance(obj, type) and isinstance(value, FunctionType) and isinstance(
+            inspect.getattr_static(obj, name, None), FunctionType):  # not a staticmethod
         return _unbound(obj, name, value)
     return value
 
