@@ -233,6 +233,7 @@ def _pool_map(task: Callable[[Path], Any], programs: Sequence[Path], jobs: int,
         def run() -> dict:
             from autodiff.interpreter.deadline import ProgramStopped
 
+            inside.started = time.monotonic()  # forked just now: the watcher's clock too
             try:
                 with applied(inside):
                     return asdict(task(program))

@@ -28,6 +28,11 @@ from .outcome import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_TERMINATED
 GRACE = 0.3  # seconds a child gets after its own deadline to stop itself and say where
 ADDRESS_SPACE_SLACK = 1 << 30  # the interpreter, NumPy, BLAS buffers and threads, Graphviz
 CAN_FORK = hasattr(os, "fork")
+# The main thread's stack may grow this far (Linux checks the limit as it grows, up to the
+# gap left below the memory map, at least 128 MB): engine code that recurses through C calls
+# (a Sequential that contains itself) reaches Python's frame limit, a RecursionError, before
+# the end of the stack, where the default 8 MB would crash the process.
+STACK_BYTES = 512 << 20
 
 
 class ProcessLimits:
@@ -80,6 +85,14 @@ def _cap(resource_module, which: int, limit: int) -> None:
         resource_module.setrlimit(which, (limit, hard))
 
 
+def _raise(resource_module, which: int, limit: int) -> None:
+    soft, hard = resource_module.getrlimit(which)
+    if hard != resource_module.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft != resource_module.RLIM_INFINITY and soft < limit:
+        resource_module.setrlimit(which, (limit, hard))
+
+
 def _limit_process(limits: ProcessLimits) -> None:
     try:
         import resource
@@ -92,6 +105,7 @@ def _limit_process(limits: ProcessLimits) -> None:
         cpu = math.ceil(limits.seconds * (os.cpu_count() or 1) + 2 * GRACE) + 1
         _cap(resource, resource.RLIMIT_CPU, cpu)
         _cap(resource, resource.RLIMIT_CORE, 0)  # a crash writes no core file
+        _raise(resource, resource.RLIMIT_STACK, STACK_BYTES)
     except (ValueError, OSError):
         pass  # a platform that refuses: the parent's deadline still holds
 
@@ -106,6 +120,10 @@ def _child(task: Callable[[], Any], limits: ProcessLimits, write_fd: int, return
         faulthandler.disable()  # a crash is reported by the parent in one line, not as a dump
         signal.signal(signal.SIGINT, _interrupt_once if interruptible else signal.SIG_IGN)
         _limit_process(limits)
+        from . import outcome
+
+        if not returns:  # a child that returns a value must return it; this one may end early
+            outcome.exit_once_reported = lambda early: _end(write_fd, b"", early)
         result = task()
         if returns:
             payload = json.dumps(["ok", result]).encode("utf-8", "surrogatepass")
@@ -131,13 +149,24 @@ def _child(task: Callable[[], Any], limits: ProcessLimits, write_fd: int, return
             except OSError:
                 pass
     finally:
-        try:
-            _write_all(write_fd, payload)
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
-        except BaseException:  # noqa: BLE001 - a closed pipe: nothing left to tell
-            pass
-        os._exit(code)
+        _end(write_fd, payload, code)
+
+
+def _end(write_fd: int, payload: bytes, code: int) -> None:
+    """Send the result and say so by closing the pipe, then exit. The close comes first: the
+    kernel takes its time to free a large address space before it closes a dead process's
+    files, and the parent must not mistake that for running past the deadline."""
+    try:
+        _write_all(write_fd, payload)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except BaseException:  # noqa: BLE001 - a closed pipe: nothing left to tell
+        pass
+    try:
+        os.close(write_fd)
+    except OSError:
+        pass
+    os._exit(code)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from contextlib import contextmanager
 
 from .outcome import UsageError
@@ -49,6 +50,9 @@ class RunLimits:
     def __init__(self, max_memory: int | str | None = None, timeout: float | None = None) -> None:
         self.max_memory = max_memory  # bytes for the program's data, or text such as "512M"
         self.timeout = timeout  # seconds of wall time for the whole command
+        # when the command's clock started (time.monotonic()), if before the limits apply:
+        # the guard's watching parent counts from the fork, so the program's deadline must too
+        self.started: float | None = None
 
     def max_bytes(self) -> int | None:
         """The memory limit in bytes: the given one, else the engine's default."""
@@ -84,5 +88,8 @@ def applied(limits: RunLimits | None):
 
     limits = limits or RunLimits()
     seconds = check_timeout(limits.timeout)
-    with Session(max_bytes=limits.max_bytes()).active(), Deadline(seconds):
+    left = None
+    if seconds is not None and limits.started is not None:
+        left = seconds - (time.monotonic() - limits.started)
+    with Session(max_bytes=limits.max_bytes()).active(), Deadline(seconds, left):
         yield

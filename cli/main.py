@@ -40,6 +40,7 @@ def _supervised(subject: str, max_memory: str | None, timeout: float | None,
                 work: Callable[..., int]) -> int:
     """`work(limits)` in the guard's watched child process (cli/guard.py), under the limits."""
     import sys
+    import time
 
     from .guard import supervise
     from .limits import RunLimits, process_limits
@@ -52,6 +53,7 @@ def _supervised(subject: str, max_memory: str | None, timeout: float | None,
     except UsageError as exc:
         sys.stderr.write(f"autodiff: error: {exc}\n")
         return EXIT_USAGE
+    limits.started = time.monotonic()
     return supervise(lambda: work(limits), checked, display_name(subject))
 
 

@@ -69,47 +69,71 @@ def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) 
     import signal
     import threading
 
-    from autodiff.interpreter.deadline import ProgramStopped
-
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
     try:
         return action()
-    except ProgramError as exc:
+    except BaseException as exc:  # noqa: BLE001 - each kind gets its message in _report
+        code = _report(exc, err, subject)
+        if code is None:
+            raise
+        if exit_once_reported is not None:
+            try:
+                err.flush()
+            except BaseException:  # noqa: BLE001 - a closed pipe: nothing left to tell
+                pass
+            exit_once_reported(code)
+        return code
+
+
+# Set by a process that exists only for one command's work (the guard's child): called with
+# the exit code as soon as the message is written, it ends the process. Returning would first
+# free all a stopped program built (seconds for gigabytes of small arrays), past the grace
+# the watching parent gives it after the deadline.
+exit_once_reported: Callable[[int], None] | None = None
+
+
+def _report(exc: BaseException, err: TextIO, subject: str | None) -> int | None:
+    """Write the message for `exc` and return the exit code; None for what is not ours to
+    report (SystemExit)."""
+    from autodiff.interpreter.deadline import ProgramStopped
+
+    if isinstance(exc, ProgramError):
         err.write(describe(exc.error, exc.source) + "\n")
         return exc.error.exit_code
-    except TgError as exc:  # raised before any source was read (missing file, bad bytes)
+    if isinstance(exc, TgError):  # raised before any source was read (missing file, bad bytes)
         err.write(exc.headline() + "\n")
         return exc.exit_code
-    except UsageError as exc:
+    if isinstance(exc, UsageError):
         err.write(f"autodiff: error: {exc}\n")
         return EXIT_USAGE
-    except ToolError as exc:
+    if isinstance(exc, ToolError):
         err.write(f"autodiff: {exc}\n")
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         err.write("autodiff: interrupted\n")
         return EXIT_INTERRUPTED
-    except Terminated:
+    if isinstance(exc, Terminated):
         err.write("autodiff: terminated\n")
         return EXIT_TERMINATED
-    except ProgramStopped as stop:  # the time limit, outside any program line (parse, report)
-        err.write(f"{subject or 'autodiff'}: {stop.error_class}: {stop.message}\n")
-        return stop.exit_code
-    except MemoryError as exc:  # the address-space cap, outside any program line
+    if isinstance(exc, ProgramStopped):  # the time limit, outside any program line
+        err.write(f"{subject or 'autodiff'}: {exc.error_class}: {exc.message}\n")
+        return exc.exit_code
+    if isinstance(exc, MemoryError):  # the address-space cap, outside any program line
         err.write(f"{subject or 'autodiff'}: MemoryError: {exc or 'out of memory'} "
                   "(--max-memory)\n")
         return EXIT_LIMIT
-    except BrokenPipeError:  # `autodiff run x | head`: the reader left; stop quietly
+    if isinstance(exc, BrokenPipeError):  # `autodiff run x | head`: the reader left
         _silence_stdout()
         return EXIT_FAILED
-    except Exception as exc:  # noqa: BLE001 - the last resort: ours, so reported, no traceback
-        try:
-            detail = f"{type(exc).__name__}: {exc}"
-        except Exception:  # noqa: BLE001 - an exception whose str() fails
-            detail = type(exc).__name__
-        err.write(f"autodiff: {internal_error_message(detail, subject)}\n")
-        return EXIT_FAILED
+    if not isinstance(exc, Exception):
+        return None
+    try:  # the last resort: ours, so reported, never a traceback
+        detail = f"{type(exc).__name__}: {exc}"
+    except Exception:  # noqa: BLE001 - an exception whose str() fails
+        detail = type(exc).__name__
+    err.write(f"autodiff: {internal_error_message(detail, subject)}\n")
+    return EXIT_FAILED
 
 
 def _silence_stdout() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 from typing import Callable, TextIO
 
 from autodiff.parser import ast, parse
@@ -48,6 +49,7 @@ class Session:
             from .limits import applied, process_limits
 
             def evaluate() -> dict:
+                self.limits.started = time.monotonic()  # forked just now: the watcher's clock
                 with applied(self.limits):
                     return self._evaluate(text)
 

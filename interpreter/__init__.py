@@ -97,6 +97,9 @@ class Program:
                             line=node.line if node else 0, col=node.col if node else 0,
                             end_line=node.end_line if node else None,
                             end_col=node.end_col if node else None, exit_code=stop.exit_code)
+            # the stopped program's frames live as long as the error: freeing gigabytes
+            # would delay the diagnostic past the guard's grace
+            error.__cause__ = stop
         except RecursionError:  # Python's own limit, outside any positioned node
             error = TgError("RecursionError", "maximum recursion depth exceeded",
                             filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)

@@ -22,10 +22,12 @@ class ProgramStopped(BaseException):
 
 
 class Deadline:
-    """Context manager: raise ProgramStopped in the program after `seconds` of wall time."""
+    """Context manager: raise ProgramStopped in the program after `seconds` of wall time, or
+    after `left` seconds where part of them went before the block (the command's start)."""
 
-    def __init__(self, seconds: float | None):
+    def __init__(self, seconds: float | None, left: float | None = None):
         self.seconds = seconds
+        self.left = seconds if left is None else max(left, 1e-3)
         self.active = bool(seconds) and threading.current_thread() is threading.main_thread()
 
     def _expired(self, signum, frame):
@@ -37,13 +39,13 @@ class Deadline:
         self._outer_end = None
         if self.active:
             outer = signal.getitimer(signal.ITIMER_REAL)[0]
-            if outer and outer <= self.seconds:
+            if outer and outer <= self.left:
                 self.active = False  # an enclosing deadline (the command's) comes first
                 return self
             if outer:
                 self._outer_end = time.monotonic() + outer
             self._previous = signal.signal(signal.SIGALRM, self._expired)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            signal.setitimer(signal.ITIMER_REAL, self.left)
         return self
 
     def __exit__(self, *exc) -> None:
