@@ -15,7 +15,7 @@ import time
 from typing import Callable, TextIO
 
 from autodiff.parser import ast, parse
-from autodiff.parser.diagnostics import TgError
+from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
 
 from .limits import RunLimits
 from .outcome import EXIT_OK, describe, guarded, internal_error_message
@@ -104,7 +104,12 @@ class Session:
         if single_expr:
             value = result.globals.get(VALUE)
             if value is not None:
-                new_output += repr(value) + "\n"
+                try:  # the program's object, shown outside the program: its errors are its own
+                    new_output += repr(value) + "\n"
+                except Exception as exc:  # noqa: BLE001 - as Python's REPL: the input ran
+                    failed = TgError(type(exc).__name__, str(exc), filename="<stdin>", line=1,
+                                     col=1, exit_code=EXIT_RUNTIME)
+                    new_warnings += describe(failed, text) + "\n"
         return {"accepted": True, "printed": printed, "warned": warned, "out": new_output,
                 "err": new_warnings}
 

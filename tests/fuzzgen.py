@@ -26,7 +26,8 @@ SAMPLES = sorted((ROOT / "samples").glob("*.tg"))
 
 NAMES = ["x", "y", "w", "b", "loss", "g", "t", "i", "n", "f", "torch", "F", "math", "print",
          "len", "range", "open", "getattr", "__import__", "type", "eval"]
-ATTRS = ["grad", "grad_fn", "data", "shape", "dtype", "T", "requires_grad", "is_leaf",
+ATTRS = ["parameters", "zero_grad", "step", "forward", "weight", "state_dict", "apply",
+         "register_hook", "modules", "param_groups", "grad", "grad_fn", "data", "shape", "dtype", "T", "requires_grad", "is_leaf",
          "next_functions", "variable", "sum", "mean", "backward", "detach", "item", "tolist",
          "__class__", "__globals__", "__dict__", "_version", "array", "format", "append",
          "ones", "tensor", "zeros", "arange", "relu", "softmax", "autograd", "no_grad",
@@ -39,7 +40,14 @@ CALLS = ["torch.tensor([1.0, 2.0], requires_grad=True)", "torch.ones(2, 3)",
          "torch.Size([10**30000] * 20)", "torch.Size([2**62] * 20)", "torch.Tensor.add(1, 2)",
          "torch.Size.numel([1, 2])", "torch.ones(1).expand(20000, 20000)",
          "torch.where(torch.ones(3, 1) > 0, torch.ones(1, 3), 0.0)", "'ab' * 10**6",
-         "round(123, -10**9)", "torch.ones(2, 3).expand(4, 2, 3)"]
+         "round(123, -10**9)", "torch.ones(2, 3).expand(4, 2, 3)",
+         # the model library: layers, losses, optimisers, functional autograd, hooks
+         "torch.nn.Linear(3, 2)", "torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.ReLU())",
+         "torch.nn.MSELoss()", "torch.optim.SGD([x], lr=0.1)", "torch.optim.Adam([x])",
+         "torch.autograd.functional.jacobian(f, x)", "torch.autograd.functional.hessian(f, x)",
+         "torch.func.grad(f)", "x.register_hook(f)", "torch.nn.Linear(10**6, 10**6)",
+         "torch.autograd.functional.jacobian(f, torch.ones(10**5))",
+         "torch.nn.functional.mse_loss(x, x)"]
 OPS = ["+", "-", "*", "/", "//", "%", "**", "@", "<", ">", "==", "!=", "and", "or", "is",
        "in", "&", "|"]
 LITERALS = ["0", "1", "-1", "2.5", "1e308", "1e-320", "10**10", "True", "None", "...",
@@ -52,7 +60,8 @@ LITERALS = ["0", "1", "-1", "2.5", "1e308", "1e-320", "10**10", "True", "None", 
             "1 ** 1 ** 1 ** 1 ** 1", "f'{x:>{n}}'"]
 SLOW = ["print(sum(range(10**12)))", "print(max(range(10**12)))", "x = list(range(10**9))",
         "x = [[0] * 10**7] * 10**7\nprint(len(str(x)))", "while True:\n    pass",
-        "print(sum([[0]] * 10**6, []))"]
+        "print(sum([[0]] * 10**6, []))",
+        "def h(g):\n    while True:\n        pass\nx.register_hook(h)\n(x * 2).sum().backward()"]
 TOKENS = ["(", ")", "[", "]", ":", ",", ".", "=", "\n", "    ", "\t", "#", "'", "\"", "\\",
           "def", "if", "else", "while", "for", "in", "return", "with", "import", "lambda",
           "class", "@", "**", "->", "\x00", "\ufeff", "\r\n", "é", "λ"]
@@ -101,7 +110,13 @@ def statement(rng: random.Random, indent: str = "", depth: int = 0) -> str:
 
 def hostile_statement(rng: random.Random) -> str:
     """Assignments to tensor attributes, long elif chains, a line separator in a comment."""
-    kind = rng.randrange(4)
+    kind = rng.randrange(6)
+    if kind == 4:
+        return ("m = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                f"for i in range({rng.choice([3, 300])}):\n    opt.zero_grad()\n"
+                "    m(x).sum().backward()\n    opt.step()\n")
+    if kind == 5:
+        return "s = torch.nn.Sequential(torch.nn.ReLU())\ns.append(s)\nprint(s(x))\n"
     if kind == 0:
         return (f"{rng.choice(['x', 'y', 'w'])}.{rng.choice(['requires_grad', 'data', 'grad'])} = "
                 f"{expression(rng)}\n")

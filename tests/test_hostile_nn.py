@@ -87,3 +87,12 @@ def test_a_program_stopped_holding_gigabytes_says_so_once_and_in_time(tmp_path):
     assert seconds < 2 + 1 + START
     err = clean(proc, LIMIT, "hoard.tg:4:7: TimeoutError: the program ran longer than 2 s")
     assert err.count("TimeoutError") == 1, err
+
+
+def test_the_repl_shows_a_value_whose_repr_fails_as_that_inputs_error():
+    # the REPL echoes `s.append(s)`'s value, a Sequential that contains itself: its repr is
+    # the program's RecursionError, as in Python's REPL, and the input still ran
+    proc, _ = autodiff("repl", stdin="s = torch.nn.Sequential(torch.nn.ReLU())\ns.append(s)\n"
+                                     "len(s)\n")
+    clean(proc, 0, "<stdin>:1:1: RecursionError: maximum recursion depth exceeded")
+    assert ">>> 2\n" in proc.out  # the session went on with the Sequential grown
