@@ -106,7 +106,8 @@ def _unbound(cls: type, name: str, function: Callable) -> Callable:
             raise TypeError(f"descriptor '{name}' for '{owner}' objects doesn't apply to a "
                             f"'{type(args[0]).__name__}' object")
         return function(*args, **kwargs)
-    method.__name__ = method.__qualname__ = name
+    method.__name__, method.__qualname__ = function.__name__, function.__qualname__
+    method.__module__ = function.__module__  # so it prints as the function it stands for
     return method
 
 
