@@ -85,8 +85,9 @@ def test_a_program_stopped_holding_gigabytes_says_so_once_and_in_time(tmp_path):
     proc, seconds = autodiff("run", write(tmp_path, "hoard.tg", text), "--timeout", "2",
                              "--max-memory", "3G")
     assert seconds < 2 + 1 + START
-    err = clean(proc, LIMIT, "hoard.tg:4:7: TimeoutError: the program ran longer than 2 s")
-    assert err.count("TimeoutError") == 1, err
+    err = clean(proc, LIMIT, "TimeoutError: the program ran longer than 2 s")
+    # at the line it ran (the loop, or on a busy machine still the allocations), said once
+    assert re.search(r"hoard\.tg:[34]:\d+: TimeoutError", err) and err.count("Timeout") == 1, err
 
 
 def test_the_repl_shows_a_value_whose_repr_fails_as_that_inputs_error():
