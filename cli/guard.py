@@ -6,9 +6,11 @@ line it runs, but only between bytecodes: `sum(range(10**15))` loops in C, where
 signal handler nor a watchdog thread (it would need the GIL the loop holds) ever runs. So
 the child runs under an address-space cap and a CPU-time backstop, and the parent, which only
 waits, kills it GRACE seconds after its deadline, writes the diagnostic itself and exits with
-EXIT_LIMIT. A crash in the child (the kernel's OOM killer, a segfault in a library) becomes a
-one-line message too. Cost: one fork, about 2 ms. Without fork (Windows) the work runs in
-process, under the interpreter's limits only.
+EXIT_LIMIT. A child that wrote its own diagnostic ends at once and closes the pipe first:
+the parent then waits for the kernel to free it without a deadline. A crash in the child
+(the kernel's OOM killer, a segfault in a library) becomes a one-line message too. Cost:
+one fork, about 2 ms. Without fork (Windows) the work runs in process, under the
+interpreter's limits only.
 """
 
 from __future__ import annotations
