@@ -172,7 +172,7 @@ def to_mermaid(graph: Graph) -> str:
 def to_json(graph: Graph) -> str:
     document = {"schema": GRAPH_SCHEMA_ID, "file": graph.file, "root": graph.root,
                 "nodes": [asdict(g) for g in graph.nodes]}
-    from .schema import dump_json
+    from .report import dump_json
 
     return dump_json(document)
 

@@ -8,6 +8,7 @@ interpreter (the engine's per-tensor check, a deadline that stops the program at
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 import time
@@ -88,8 +89,11 @@ def applied(limits: RunLimits | None):
 
     limits = limits or RunLimits()
     seconds = check_timeout(limits.timeout)
-    left = None
+    left = on_expire = None
     if seconds is not None and limits.started is not None:
         left = seconds - (time.monotonic() - limits.started)
-    with Session(max_bytes=limits.max_bytes()).active(), Deadline(seconds, left):
+        # a command's process only reports a stop and ends: no pass of the cyclic GC over a
+        # large heap (seconds) may delay its diagnostic past the guard's grace
+        on_expire = gc.disable
+    with Session(max_bytes=limits.max_bytes()).active(), Deadline(seconds, left, on_expire):
         yield

@@ -22,8 +22,8 @@ app = typer.Typer(
 
 File = Annotated[str, typer.Argument(help="The .tg program; '-' reads standard input.",
                                      metavar="FILE")]
-NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour "
-                                       "(also when NO_COLOR is set or output is piped).")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (also when "
+                                       "NO_COLOR is non-empty or output is not a terminal).")]
 MaxMemory = Annotated[Optional[str], typer.Option(
     "--max-memory", metavar="SIZE", help="Memory for the program's data, e.g. 512M or 2G: no "
     "tensor larger, and the process capped at that plus 1G (default: a quarter of this "

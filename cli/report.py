@@ -1,6 +1,6 @@
 """`autodiff run`'s report: one entry per top-level tensor, as Rich text or versioned JSON.
 
-`build_report(trace)` makes plain dicts (the JSON document, schema in cli/schema.py);
+`build_report(trace)` makes plain dicts (the JSON document, schema in docs/schemas/);
 `render_report` draws them with Rich. The JSON carries the program's output instead
 of printing it, so stdout holds exactly one JSON document.
 """
@@ -133,9 +133,16 @@ def report_document(trace: Trace, entries: list[dict[str, Any]], exit_code: int)
 
 
 def write_json(document: dict, out: TextIO) -> None:
-    from .schema import dump_json
-
     out.write(dump_json(document))
+
+
+def dump_json(document: dict) -> str:
+    """A document as indented UTF-8 JSON text. A lone surrogate (in an error message, a file
+    name) cannot be UTF-8: it is written as the JSON escape `\\udXXX` that stands for it."""
+    import json
+
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool = False) -> None:

@@ -72,11 +72,14 @@ class Session:
     @contextmanager
     def active(self):
         """Make this the current session while the block runs (in this context only)."""
+        import numpy as np  # here, not at import: the console script's watching process has none
+
         if self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
         token = _current.set(self)
         try:
-            yield self
+            with np.errstate(all="ignore"):  # torch makes inf/nan silently (NumPy 2: per context)
+                yield self
         finally:
             _current.reset(token)
 
