@@ -19,7 +19,7 @@ from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
 from .ops_index import check_item, getitem, is_advanced, plain, whole
 from .registry import Check, Family, any_
-from .session import current
+from .session import check_fill_value, current
 
 family = Family("In-place changes")
 op, exposes, word = family.op, family.exposes, family.word
@@ -300,6 +300,7 @@ def fill_(a, value, entry=FILL):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.array.ndim} dimensions.")
         return _write_whole(a, value, FILL_TENSOR)
+    check_fill_value(value, a.array.dtype)
     a.storage()[...] = value
     return recorded_write(a, entry, (a,))
 

@@ -119,6 +119,8 @@ def expand(a, *shape):
     shape = shape_arg(shape)
     x = a.array
     target = expanded_shape(x.shape, shape, x.dtype)
+    # a view costs nothing, but any op on it makes an array of its full size
+    check_allocation(target, x.dtype)
     return record(EXPAND, np.broadcast_to(x, target), (a,), {"shape": x.shape})
 
 
