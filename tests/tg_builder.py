@@ -19,6 +19,25 @@ SHOW_HELPER = (
 )
 
 
+# The op each builder method can be made to write (Builder.want): every differentiable op
+# of the spec, named by the token the method chooses it by.
+FOCUS_OPS = {
+    **{op: "op_binary" for op in ("+", "-", "*", "/", "**")},
+    **{op: "op_unary" for op in ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
+                                 "relu", "neg", "square")},
+    **{op + form: "op_reduce" for op in ("sum", "mean", "max", "min", "prod", "norm")
+       for form in ("", "(dim)", "(dim, keepdim)")},
+    **{op: "op_select" for op in ("clamp", "maximum", "minimum", "where")},
+    **{op: "op_nn" for op in ("softmax", "log_softmax", "mse", "ce")},
+    **{op: "op_matmul" for op in ("matmul", "mm", "mv", "dot", "outer", "matmul3d")},
+    **{op: "op_shape" for op in ("reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "T",
+                                 "transpose", "permute", "expand", "cat", "stack")},
+    **{f"index:{form}": "op_index" for form in ("int", "range", "from", "step", "col",
+                                                 "ellipsis", "none", "list", "tensor",
+                                                 "int_slice", "mask")},
+}
+
+
 class Builder(MathOps, ShapeOps):
     """Writes one program line by line while tracking each variable's shadow value."""
 
@@ -27,7 +46,11 @@ class Builder(MathOps, ShapeOps):
         self.lines: list[str] = []
         self.vars: list[Var] = []
         self.count = 0
-        self.no_grad = False
+        self.no_grad = False  # grad mode is off where the next line goes
+        self.indent = 0  # blocks the next line is nested in
+        self.want: str | None = None  # an op the next step must make (see FOCUS_OPS)
+        self.tokens: list[str] = []  # what choose() chose for the op being written
+        self.edges = False  # ties and zeros allowed where they are exact (dyadic values only)
         self.higher = False  # a higher-order program: ops must be twice differentiable
         self.tag = "leaf"  # what made the next accepted variable (the op method, refined)
 
@@ -37,7 +60,14 @@ class Builder(MathOps, ShapeOps):
         return f"v{self.count}"
 
     def emit(self, line: str) -> None:
-        self.lines.append(("    " if self.no_grad else "") + line)
+        self.lines.append("    " * self.indent + line)
+
+    def choose(self, options):
+        """One of the options: the wanted op when it is one of them, else a random one."""
+        token = self.want if self.want is not None and self.want in options else \
+            self.r.choice(options)
+        self.tokens.append(token)
+        return token
 
     def chance(self, k: int) -> bool:
         """True with probability 1/k."""
@@ -45,8 +75,11 @@ class Builder(MathOps, ShapeOps):
 
     def dtype_kw(self, always: bool = False) -> str:
         if self.dtype == "float64":
-            return ", dtype=torch.float64"
-        return ", dtype=torch.float32" if always or self.chance(6) else ""
+            return self.r.choice([", dtype=torch.float64", ", dtype=torch.float64",
+                                  ", dtype=torch.double"])
+        if always or self.chance(6):
+            return self.r.choice([", dtype=torch.float32", ", dtype=torch.float"])
+        return ""
 
     def shape(self, max_ndim: int = 3, max_numel: int = 24) -> tuple:
         while True:
@@ -123,6 +156,8 @@ class Builder(MathOps, ShapeOps):
             contig = all(v.contig for v in inputs)
         deps = frozenset().union(*(v.deps for v in inputs if v.rg)) if rg else frozenset()
         var = Var(self.fresh(), value, dtype or self.dtype, rg, not rg, contig, self.tag, deps)
+        var.history = frozenset(self.tokens).union(*(v.history for v in inputs))
+        self.tokens.clear()
         self.emit(f"{var.name} = {text}")
         self.vars.append(var)
         return var
@@ -158,10 +193,12 @@ class Builder(MathOps, ShapeOps):
             ops = ("op_binary", "op_unary", "op_reduce")
         for _ in range(12):
             before = len(self.lines), len(self.vars), self.count
-            method = self.r.choice(ops)
+            method = FOCUS_OPS[self.want] if self.want else self.r.choice(ops)
+            self.tokens.clear()
             self.tag = method
             var = getattr(self, method)()
-            if var is not None:
+            if var is not None and (self.want is None or self.want in var.history):
+                self.want = None
                 return var
             del self.lines[before[0]:]  # drop partner leaves made for a rejected op
             del self.vars[before[1]:]
@@ -173,9 +210,9 @@ class Builder(MathOps, ShapeOps):
         for _ in range(steps):
             if not self.exact and self.chance(12) and not self.no_grad:
                 self.emit("with torch.no_grad():")
-                self.no_grad = True
+                self.no_grad, self.indent = True, self.indent + 1
                 var = self.step()
-                self.no_grad = False
+                self.no_grad, self.indent = False, self.indent - 1
                 if var is None:
                     self.lines.pop()
                     continue

@@ -16,7 +16,7 @@ class MathOps:
         a = self.pick()
         if a is None:
             return None
-        sym = self.r.choice(["+", "-", "*", "/"] + ([] if self.exact else ["**", "+", "*"]))
+        sym = self.choose(["+", "-", "*", "/"] + ([] if self.exact else ["**", "+", "*"]))
         kind = self.r.randint(0, 3)  # 0, 1: tensor with tensor; 2: tensor op scalar; 3: scalar op tensor
         if self.exact and sym == "/":
             kind = 2
@@ -74,7 +74,7 @@ class MathOps:
             choices = ["exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "neg"]
         if self.higher:  # torch's second derivative of abs is a tensor tolist() rejects
             choices = [c for c in choices if c != "abs"]
-        op = self.r.choice(choices)
+        op = self.choose(choices)
         kink = np.abs(x).min(initial=1)
         if op == "exp" and x.max(initial=0) > 3.5:
             return None
@@ -108,25 +108,28 @@ class MathOps:
         if a is None:
             return None
         x, n = a.value, a.name
-        ops = ["sum", "mean", "max", "min"] + ([] if self.exact else ["prod", "norm"])
+        ops = ["sum", "mean", "max", "min", "prod"] + ([] if self.exact else ["norm"])
         if self.higher and "B38_prod_third" in KNOWN_BUGS:
             ops.remove("prod")
-        op = self.r.choice(ops)
+        token = self.choose([op + form for op in ops for form in ("", "(dim)", "(dim, keepdim)")])
+        op, form = token.partition("(")[::2]
         if self.exact and op == "mean" and math.prod(x.shape) not in (1, 2, 4, 8, 16):
-            op = "sum"
-        if self.chance(3):  # whole tensor
-            if op in ("max", "min") and _gap(x) < 2e-3:
+            if self.want:
                 return None
+            op = "sum"
+        if not form:  # whole tensor
+            if op in ("max", "min") and _gap(x) < 2e-3 and not self.edges:
+                return None  # ties split the gradient evenly: exact only with dyadic values
             if op == "norm" and np.sqrt((x * x).sum()) < 0.1:
                 return None
-            if op == "prod" and (x.size > 8 or np.abs(x).min() < 0.1):
+            if op == "prod" and (x.size > 8 or np.abs(x).min() < 0.1 and not self.edges):
                 return None
             value = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
                      "prod": np.prod, "norm": lambda v: np.sqrt((v * v).sum())}[op](x)
             text = self.r.choice([f"{n}.{op}()", f"torch.{op}({n})"])
             return self.accept(text, value, [a])
         d = self.r.randint(-a.ndim, a.ndim - 1)
-        keep = self.chance(2)
+        keep = "keepdim" in form
         kw = ", keepdim=True" if keep else ""
         dim_text = self.r.choice([f"dim={d}", str(d)])
         if op in ("max", "min"):
@@ -141,7 +144,7 @@ class MathOps:
             if form == 0:
                 var = self.accept(f"{call}.values", value, [a])
                 if var is not None and self.chance(2):
-                    self.emit(f"print({call}.indices)")
+                    self.emit(f"print({call}{'' if self.exact and self.chance(2) else '.indices'})")
                 return var
             if form == 1:
                 return self.accept(f"{call}[0]", value, [a])
@@ -154,12 +157,12 @@ class MathOps:
             if value.min(initial=1) < 0.1:
                 return None
         elif op == "prod":
-            if x.shape[d] > 4 or np.abs(x).min() < 0.1:
+            if x.shape[d] > 4 or np.abs(x).min() < 0.1 and not self.edges:
                 return None
             value = np.prod(x, axis=d, keepdims=keep)
         else:
             value = (np.sum if op == "sum" else np.mean)(x, axis=d, keepdims=keep)
-            if op == "sum" and a.ndim >= 2 and self.chance(3):
+            if op == "sum" and a.ndim >= 2 and self.chance(3) and not self.want:
                 dims = (0, a.ndim - 1)
                 value = np.sum(x, axis=dims, keepdims=keep)
                 return self.accept(f"{n}.sum(dim={dims}{kw})", value, [a])
@@ -168,14 +171,13 @@ class MathOps:
         return self.accept(self.r.choice([f"{n}.{op}({dim_text}{kw})",
                                           f"torch.{op}({n}, {dim_text}{kw})"]), value, [a])
 
-
     def op_select(self) -> Var | None:
         """clamp, maximum/minimum, where: ops with a kink, kept away from it."""
         a = self.pick()
         if a is None:
             return None
         n, x = a.name, a.value
-        op = self.r.choice(["clamp", "maximum", "where"])
+        op = self.choose(["clamp", "maximum", "minimum", "where"])
         if op == "clamp":
             values = np.sort(np.unique(x.ravel()))
             cuts = [(values[k] + values[k + 1]) / 2 for k in range(values.size - 1)
@@ -194,26 +196,26 @@ class MathOps:
                                               f"torch.clamp({n}, min={_fmt(lo)}, max={_fmt(hi)})"]),
                                np.clip(x, lo, hi), [a])
         b = self.leaf(self.partner_shape(x.shape), rg=not self.chance(3))
-        if op == "maximum":
-            if np.abs(x - b.value).min(initial=1) < 0.02:
-                return None
-            fn = self.r.choice(["maximum", "minimum"])
-            value = (np.maximum if fn == "maximum" else np.minimum)(x, b.value)
-            return self.accept(self.r.choice([f"torch.{fn}({n}, {b.name})", f"{n}.{fn}({b.name})"]),
+        if op in ("maximum", "minimum"):
+            if np.abs(x - b.value).min(initial=1) < 0.02 and not self.edges:
+                return None  # a tie splits the gradient in half: exact only with dyadic values
+            value = (np.maximum if op == "maximum" else np.minimum)(x, b.value)
+            return self.accept(self.r.choice([f"torch.{op}({n}, {b.name})", f"{n}.{op}({b.name})"]),
                                value, [a, b])
         c = self.r.choice([0.0, 0.5, -0.5])
         if np.abs(x - c).min(initial=1) < 0.005:
             return None
         cond = x > c
         value = np.where(cond, x, b.value)
-        return self.accept(f"torch.where({n} > {_fmt(c)}, {n}, {b.name})", value, [a, b])
+        return self.accept(self.r.choice([f"torch.where({n} > {_fmt(c)}, {n}, {b.name})",
+                                          f"{n}.where({n} > {_fmt(c)}, {b.name})"]), value, [a, b])
 
     def op_nn(self) -> Var | None:
         a = self.pick(lambda v: v.ndim >= 1)
         if a is None:
             return None
         n, x = a.name, a.value
-        op = self.r.choice(["softmax", "log_softmax", "mse", "ce"])
+        op = self.choose(["softmax", "log_softmax", "mse", "ce"])
         d = self.r.randint(-a.ndim, a.ndim - 1)
         if op == "softmax":
             text = self.r.choice([f"torch.softmax({n}, dim={d})", f"F.softmax({n}, dim={d})",

@@ -22,41 +22,48 @@ class ShapeOps:
         rg = not self.chance(3)
         if a.ndim == 1:
             k = x.shape[0]
-            form = self.r.randint(0, 4)
-            if form == 0:
+            form = self.choose(["dot", "matmul", "mv", "matmul3d", "outer"])
+            if form == "dot":
                 b = self.leaf((k,), rg, lo, hi)
-                text = self.r.choice([f"torch.dot({n}, {b.name})", f"{n} @ {b.name}",
-                                      f"{n}.dot({b.name})", f"torch.matmul({b.name}, {n})"])
-            elif form == 1:
+                text = self.r.choice([f"torch.dot({n}, {b.name})", f"{n}.dot({b.name})"] +
+                                     ([] if self.want else [f"{n} @ {b.name}",
+                                                            f"torch.matmul({b.name}, {n})"]))
+            elif form == "matmul":
                 b = self.leaf((k, m), rg, lo, hi)
-                text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})"])
-            elif form == 2:
+                text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})",
+                                      f"{n}.matmul({b.name})"])
+            elif form == "mv":
                 b = self.leaf((m, k), rg, lo, hi)
-                text = self.r.choice([f"torch.mv({b.name}, {n})", f"{b.name} @ {n}",
-                                      f"{b.name}.mv({n})"])
+                text = self.r.choice([f"torch.mv({b.name}, {n})", f"{b.name}.mv({n})"] +
+                                     ([] if self.want else [f"{b.name} @ {n}"]))
                 return self.accept(text, b.value @ x, [a, b], contig=True)
-            elif form == 3:
+            elif form == "matmul3d":
                 b = self.leaf((2, k, m), rg, lo, hi)
                 text = f"{n} @ {b.name}"
             else:
                 b = self.leaf((m,), rg, lo, hi)
-                text = f"torch.outer({n}, {b.name})"
+                text = self.r.choice([f"torch.outer({n}, {b.name})", f"{n}.outer({b.name})"])
                 return self.accept(text, np.outer(x, b.value), [a, b], contig=True)
             return self.accept(text, np.matmul(x, b.value), [a, b], contig=True)
         k = x.shape[-1]
-        form = self.r.randint(0, 3)
-        if "B37_batched_strides" in KNOWN_BUGS and not a.contig and (a.ndim == 3 or form == 3):
+        form = self.choose(["mm", "mv", "matmul", "matmul3d"])
+        if form in ("dot", "outer") or form in ("mm", "mv") and a.ndim != 2 and self.want == form:
             return None
-        if form == 0:
+        if "B37_batched_strides" in KNOWN_BUGS and not a.contig and (a.ndim == 3 or form == "matmul3d"):
+            return None
+        if form == "mm":
             b = self.leaf((k, m), rg, lo, hi)
-            text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})"] +
+            text = self.r.choice(([] if self.want == "mm" else
+                                  [f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})",
+                                   f"{n}.matmul({b.name})"]) +
                                  ([f"torch.mm({n}, {b.name})", f"{n}.mm({b.name})"]
                                   if a.ndim == 2 else []))
-        elif form == 1:
+        elif form == "mv":
             b = self.leaf((k,), rg, lo, hi)
-            text = self.r.choice([f"{n} @ {b.name}"] + ([f"torch.mv({n}, {b.name})"]
-                                                         if a.ndim == 2 else []))
-        elif form == 2:
+            text = self.r.choice(([] if self.want == "mv" else [f"{n} @ {b.name}"]) +
+                                 ([f"torch.mv({n}, {b.name})", f"{n}.mv({b.name})"]
+                                  if a.ndim == 2 else []))
+        elif form == "matmul":
             if a.ndim == 3 and "B4b_matmul_2d_3d" in KNOWN_BUGS:
                 return None
             b = self.leaf((m, x.shape[-2]), rg, lo, hi)
@@ -75,7 +82,7 @@ class ShapeOps:
         if a is None:
             return None
         n, x = a.name, a.value
-        op = self.r.choice(["reshape", "view", "flatten", "unsqueeze", "squeeze", "t",
+        op = self.choose(["reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "T",
                             "transpose", "permute", "expand", "cat", "stack"])
         if op in ("reshape", "view", "flatten") and not a.contig and "B32_reshape_alias" in KNOWN_BUGS:
             return None
@@ -109,10 +116,12 @@ class ShapeOps:
             value = np.squeeze(x, d) if x.shape[d] == 1 else x
             return self.accept(self.r.choice([f"{n}.squeeze({d})", f"torch.squeeze({n}, {d})"]),
                                value, [a], contig=a.contig)
-        if op == "t":
+        if op == "T" and a.ndim != 2:
+            return None
+        if op in ("t", "T"):
             if a.ndim > 2:
                 return None
-            forms = [f"{n}.t()", f"torch.t({n})"] + ([f"{n}.T"] if a.ndim == 2 else [])
+            forms = [f"{n}.t()", f"torch.t({n})"] if op == "t" else [f"{n}.T"]
             return self.accept(self.r.choice(forms), x.T, [a], contig=a.ndim < 2)
         if op == "transpose":
             if a.ndim < 2:
@@ -159,30 +168,34 @@ class ShapeOps:
             return None
         n, x = a.name, a.value
         size = x.shape[0]
-        form = self.r.randint(0, 7)
+        form = self.choose(["index:int", "index:range", "index:from", "index:step", "index:col",
+                            "index:ellipsis", "index:none", "index:list", "index:tensor", "index:int_slice",
+                            "index:mask"])
+        if form in ("index:col", "index:int_slice") and a.ndim < 2:
+            form = "index:mask"
         i = self.r.randint(-size, size - 1)
-        if form == 0:
+        if form == "index:int":
             key, text = i, f"{i}"
-        elif form == 1:
-            lo = self.r.randint(0, size - 1)
-            hi = self.r.randint(lo + 1, size + 1)
-            step = self.r.choice([1, 1, 2])
+        elif form in ("index:range", "index:from", "index:step"):
+            lo = self.r.randint(1 if form == "index:from" and size > 1 else 0, size - 1)
+            hi = None if form == "index:from" else self.r.randint(lo + 1, size + 1)
+            step = 2 if form == "index:step" else 1
             key = slice(lo, hi, step)
-            text = f"{lo}:{hi}" + (f":{step}" if step != 1 else "")
-        elif form == 2 and a.ndim >= 2:
+            text = f"{lo}:{'' if hi is None else hi}" + (f":{step}" if step != 1 else "")
+        elif form == "index:col":
             j = self.r.randint(-x.shape[1], x.shape[1] - 1)
             key, text = (slice(None), j), f":, {j}"
-        elif form == 3:
+        elif form == "index:ellipsis":
             j = self.r.randint(-x.shape[-1], x.shape[-1] - 1)
             key, text = (Ellipsis, j), f"..., {j}"
-        elif form == 4:
-            key, text = self.r.choice([((None,), "None"), ((slice(None), None), ":, None"),
-                                       ((i, None), f"{i}, None")])
-        elif form == 5:
+        elif form == "index:none":
+            key, text = self.r.choice([((None,), "None"), ((None,), "None"),
+                                       ((slice(None), None), ":, None"), ((i, None), f"{i}, None")])
+        elif form in ("index:list", "index:tensor"):
             idx = [self.r.randint(-size, size - 1) for _ in range(self.r.randint(1, 3))]
             key = (idx,)
-            text = self.r.choice([str(idx), f"torch.tensor({idx})"])
-        elif form == 6 and a.ndim >= 2:
+            text = str(idx) if form == "index:list" else f"torch.tensor({idx})"
+        elif form == "index:int_slice":
             j = self.r.randint(0, x.shape[1] - 1)
             key, text = (i, slice(j, None)), f"{i}, {j}:"
         else:

@@ -33,11 +33,18 @@ import sys
 import numpy as np
 
 from tg_builder import SHOW_HELPER, Builder
+from tg_error_programs import ERRORS, templated_error
+from tg_gen_graphs import gen_gradmode, gen_graph
+from tg_gen_inplace import gen_iterate, gen_negzero, gen_setitem
+from tg_gen_python import gen_creation, gen_python
 from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _lit
 
-KINDS = ("float", "exact", "higher", "inplace", "error")
-_KIND_WEIGHTS = ("float",) * 8 + ("exact",) * 5 + ("higher",) * 3 + ("inplace",) * 3 + ("error",) * 2
+KINDS = ("float", "exact", "higher", "inplace", "error", "graph", "gradmode", "setitem",
+         "iterate", "negzero", "python", "creation")
+_KIND_WEIGHTS = ("float",) * 8 + ("exact",) * 5 + ("higher",) * 3 + ("inplace",) * 3 + \
+    ("error",) * 2 + ("graph",) * 10 + ("gradmode",) * 4 + ("setitem",) * 6 + ("iterate",) * 3 + \
+    ("negzero",) * 3 + ("python",) * 3 + ("creation",) * 2
 
 
 class HypothesisDraw:
@@ -70,6 +77,10 @@ def _backward(b: Builder, out: Var, retain_some: list[Var]) -> None:
     """out.backward in one of its forms (maybe twice, with retain_graph)."""
     twice = b.chance(6)
     retain = ", retain_graph=True" if twice else ""
+    used = [v.name for v in b.vars if v.leaf and v.rg and v.name in out.deps]
+    if used and b.chance(4) and "I11_9_backward_inputs" not in KNOWN_BUGS:
+        _backward_with_inputs(b, out, used)
+        return
     if out.ndim == 0 and b.chance(2):
         call = f"{out.name}.backward({retain[2:]})"
     else:
@@ -88,6 +99,26 @@ def _backward(b: Builder, out: Var, retain_some: list[Var]) -> None:
     b.emit(call)
     if twice:
         b.emit(call.replace(", retain_graph=True", "").replace("(retain_graph=True)", "()"))
+
+
+def _backward_with_inputs(b: Builder, out: Var, used: list[str]) -> None:
+    """backward(inputs=...) or torch.autograd.backward(tensors, grad_tensors, inputs=...): only
+    the listed tensors receive a .grad."""
+    chosen = [name for name in used if b.chance(2)] or used[:1]
+    inputs = b.r.choice([f"[{', '.join(chosen)}]", f"({', '.join(chosen)},)"] +
+                        ([chosen[0]] if len(chosen) == 1 else []))
+    n = out.name
+    scalar = n if out.ndim == 0 else f"{n}.sum()"
+    form = b.r.randint(0, 3)
+    if form == 0:
+        b.emit(f"{scalar}.backward(inputs={inputs})")
+    elif form == 1:
+        b.emit(f"torch.autograd.backward({scalar}, inputs={inputs})")
+    elif form == 2:
+        b.emit(f"torch.autograd.backward([{n}], [torch.ones_like({n})], inputs={inputs})")
+    else:
+        grad, _ = b.const_like(out.shape, -1.0, 1.0)
+        b.emit(f"torch.autograd.backward({n}, grad_tensors={grad}, inputs={inputs})")
 
 
 def gen_float(r) -> str:
@@ -285,13 +316,16 @@ def _gen_nonleaf_inplace(r) -> str:
 
 
 def gen_error(r) -> str:
-    from tg_error_programs import ERRORS  # noqa: PLC0415 - tests/ is on sys.path
+    if r.randint(0, 2):
+        return templated_error(r, KNOWN_BUGS) + "\n"
     usable = [e for e in ERRORS if not (e.startswith("#B") and e[1:e.index("\n")] in KNOWN_BUGS)]
     return "import torch.nn.functional as F\n" + r.choice(usable) + "\n"
 
 
 GENERATORS = {"float": gen_float, "exact": gen_exact, "higher": gen_higher,
-              "inplace": gen_inplace, "error": gen_error}
+              "inplace": gen_inplace, "error": gen_error, "graph": gen_graph,
+              "gradmode": gen_gradmode, "setitem": gen_setitem, "iterate": gen_iterate,
+              "negzero": gen_negzero, "python": gen_python, "creation": gen_creation}
 
 
 def program_for_seed(seed: int, kind: str | None = None) -> tuple[str, str]:

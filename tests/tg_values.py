@@ -18,6 +18,8 @@ def _fmt(x) -> str:
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     x = float(x)
+    if x == 0 and math.copysign(1.0, x) < 0:
+        return "-0."
     return repr(int(x)) + "." if x == int(x) and abs(x) < 1e15 else repr(x)
 
 
@@ -34,12 +36,13 @@ def _tup(shape) -> str:
 
 
 class Var:
-    __slots__ = ("name", "value", "dtype", "rg", "leaf", "contig", "tag", "deps")
+    __slots__ = ("name", "value", "dtype", "rg", "leaf", "contig", "tag", "deps", "history")
 
     def __init__(self, name, value, dtype, rg, leaf, contig=True, tag="leaf", deps=None):
         self.name, self.value, self.dtype = name, np.asarray(value), dtype
         self.rg, self.leaf, self.contig, self.tag = rg, leaf, contig, tag
         self.deps = frozenset([name]) if deps is None else deps  # the leaves it is computed from
+        self.history: frozenset[str] = frozenset()  # the op tokens (Builder.choose) it went through
 
     @property
     def shape(self) -> tuple:
