@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import time
 import traceback
 import warnings
@@ -48,6 +49,32 @@ WORKERS = int(os.environ.get("DIFF_WORKERS", str(min(4, os.cpu_count() or 1))))
 TOLERANCES = {"torch.float32": (1e-5, 1e-6), "torch.float64": (1e-10, 1e-10)}
 
 needs_torch = pytest.mark.skipif(not torch_available(), reason="torch is not installed")
+
+# The wrong-usage classes of the spec (and of shared/spec/pytorch-facts.md): each is a
+# pattern of the error line torch prints.  A full run must see torch raise each of them.
+ERROR_CLASSES = [
+    ("requires grad on a non-float tensor", r"only Tensors of floating point"),
+    ("a leaf that requires grad changed in place", r"leaf Variable that requires grad is being used"),
+    ("a tensor saved for backward changed in place", r"modified by an inplace operation"),
+    ("backward through a freed graph", r"backward through the graph a second time"),
+    ("implicit gradient of a non-scalar", r"grad can be implicitly created only for scalar"),
+    ("backward of a tensor without grad", r"does not require grad and does not have a grad_fn"),
+    ("grad of an input outside the graph", r"One of the differentiated Tensors"),
+    ("gradient of the wrong shape", r"Mismatch in shape"),
+    ("shapes that do not broadcast", r"must match the size of tensor b"),
+    ("matmul shapes", r"cannot be multiplied|size mismatch|Expected size for first two"),
+    ("cat/stack shapes", r"Sizes of tensors must match|stack expects each tensor"),
+    ("view/reshape/expand sizes", r"is invalid for input of size|view size is not compatible|expand"),
+    ("dim out of range", r"Dimension out of range"),
+    ("index out of range", r"out of bounds|index \d+ is out of"),
+    ("one-element conversion", r"only one element tensors|elements cannot be converted"),
+    ("dtype mismatch", r"dtype|expected scalar type|could not infer output dtype"),
+    ("nn.functional arguments", r"Target \d+ is out of bounds|is not a valid value for reduction"),
+    ("attribute or name", r"^(AttributeError|NameError)"),
+    ("Python TypeError", r"^TypeError"),
+    ("Python arithmetic/lookup errors", r"^(ZeroDivisionError|IndexError: (list|tuple)|ValueError)"),
+    ("assert", r"^AssertionError"),
+]
 
 
 # --- comparing two outputs ------------------------------------------------------------------
@@ -164,10 +191,28 @@ def test_generated_programs_match_torch():
     print(f"\ndifferential: {len(seeds)} programs (seeds {seeds[0]}..{seeds[-1]}), "
           f"{dict(kinds)}, {raised} raised in torch, {len(failures)} mismatches, "
           f"{elapsed:.1f} s")
+    errors = _error_classes(references)
+    if not CHOSEN_SEEDS:
+        print("programs torch stopped, per wrong-usage class:")
+        for label, count in errors.items():
+            print(f"    {label:<48} {count:5d}")
+    unseen = [label for label, count in errors.items() if count == 0]
     assert not failures, (
         f"{len(failures)} of {len(seeds)} programs differ from torch (base seed {BASE_SEED}; "
         f"rerun them with DIFF_SEEDS={','.join(map(str, failed_seeds))}); first ones:\n"
         + "\n".join(failures[:3]))
+    assert CHOSEN_SEEDS or len(seeds) < 1000 or not unseen, f"no program raised: {unseen}"
+
+
+def _error_classes(references) -> dict[str, int]:
+    """How many programs torch stopped with each wrong-usage class's error."""
+    counts = dict.fromkeys([label for label, _ in ERROR_CLASSES], 0)
+    for reference in references:
+        for label, pattern in ERROR_CLASSES:
+            if reference.error and re.search(pattern, reference.error.partition(": ")[2]
+                                             if not pattern.startswith("^") else reference.error):
+                counts[label] += 1
+    return counts
 
 
 @needs_torch

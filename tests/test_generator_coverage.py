@@ -43,6 +43,10 @@ BASE_SEED = int(os.environ.get("DIFF_SEED", "20240611"))
 MIN_COUNT = 20 if N_PROGRAMS >= 10_000 else 1
 
 
+CG_BUG = "I11_2_create_graph_names"
+GRAPH_BUGS = {"outer": "C9_outer_view", "cross_entropy": "C2_nll_next_functions"}
+
+
 def _words(text: str) -> list[str]:
     return text.split()
 
@@ -77,8 +81,10 @@ WRITE_KINDS = ["int", "0:", ":", "a:b", "a::k", "...", "..., k", ":, j", "i, j",
                "list", "index tensor"]
 
 
-def _row(section: str, label: str, *features: str) -> tuple[str, str, tuple[str, ...]]:
-    return section, label, features or (label,)
+def _row(section: str, label: str, *features: str, bug: str | None = None):
+    """(section, label, the features that count for it, the KNOWN_BUGS flag that steers the
+    generator away from it while that bug is open)."""
+    return section, label, features or (label,), bug
 
 
 ROWS = [
@@ -136,7 +142,8 @@ ROWS = [
     *(_row("dtypes", f"torch.{name}") for name in DTYPES),
     *(_row("ops (torch.X)", f"torch.{name}") for name in ARITHMETIC + REDUCTIONS + SHAPES
       if name not in METHOD_ONLY),
-    *(_row("ops (x.X)", f"x.{name}", "attr:T" if name == "T" else f"method:{name}")
+    *(_row("ops (x.X)", f"x.{name}", "attr:T" if name == "T" else f"method:{name}",
+           bug="C4_where_method" if name == "where" else None)
       for name in ARITHMETIC + REDUCTIONS + SHAPES if name not in FUNCTION_ONLY),
     _row("reductions", "dim=", "kw:dim"),
     _row("reductions", "keepdim=", "kw:keepdim"),
@@ -179,13 +186,15 @@ ROWS = [
          "grad mode: requires_grad read after a with block"),
     _row("grad modes", "return from inside a with block", "grad mode: return inside with"),
     # graphs: every op's node, and gradients built with create_graph=True
-    *(_row("next_functions printed", op, f"nf:{op}") for op in DIFFERENTIABLE),
+    *(_row("next_functions printed", op, f"nf:{op}", bug=GRAPH_BUGS.get(op))
+      for op in DIFFERENTIABLE),
     *(_row("next_functions printed", f"index [{k}]", f"nf:index:{k}") for k in INDEX_KINDS),
-    *(_row("create_graph grad printed with grad_fn", op, f"cg:{op}")
+    *(_row("create_graph grad printed with grad_fn", op, f"cg:{op}", bug=CG_BUG)
       for op in DIFFERENTIABLE + VARIANTS),
-    *(_row("create_graph grad printed with grad_fn", f"index [{k}]", f"cg:index:{k}")
+    *(_row("create_graph grad printed with grad_fn", f"index [{k}]", f"cg:index:{k}", bug=CG_BUG)
       for k in INDEX_KINDS),
-    _row("create_graph grad printed with grad_fn", "a broadcast operand", *BROADCAST),
+    _row("create_graph grad printed with grad_fn", "a broadcast operand", *BROADCAST,
+         bug=CG_BUG),
     *(_row("second derivative through", op, f"d2:{op}") for op in
       ("prod", "unsqueeze", "sum(dim, keepdim)", "max", "minimum", "where", "index:int")),
     # in-place writes through an index, followed by backward and a printed grad_fn
@@ -206,8 +215,8 @@ ROWS = [
     _row("-0.", "fill_() on a result", "zero:fill_ on a result"),
     _row("-0.", "product with a literal holding 0", "zero:mul by zero"),
     _row("-0.", "negation of a value that may hold 0", "zero:neg"),
-    _row("-0.", "maximum/minimum with a tie", "zero:maximum tie", "zero:minimum tie"),
-    _row("-0.", "max()/min() with a tie", "zero:max tie", "zero:min tie"),
+    *(_row("-0.", f"{op} with a tie", f"zero:{op} tie") for op in ("maximum", "minimum")),
+    *(_row("-0.", f"{op}() with a tie", f"zero:{op} tie") for op in ("max", "min")),
     # full-precision prints
     _row("printing", "linspace printed with tolist()", "print:linspace tolist"),
     _row("printing", "arange printed with tolist()", "print:arange tolist"),
@@ -223,31 +232,35 @@ def generated_features(n: int, base: int) -> tuple[Counter, int]:
     return counts, n
 
 
-def coverage_table(counts: Counter) -> list[tuple[str, str, int]]:
-    return [(section, label, sum(counts[f] for f in features))
-            for section, label, features in ROWS]
+def coverage_table(counts: Counter) -> list[tuple[str, str, int, str | None]]:
+    """(section, label, programs, the open bug steering away from it or None) per row."""
+    return [(section, label, sum(counts[f] for f in features),
+             bug if bug in tg_programs.KNOWN_BUGS else None)
+            for section, label, features, bug in ROWS]
 
 
 def test_every_spec_construct_is_generated():
     counts, n = generated_features(N_PROGRAMS, BASE_SEED)
     table = coverage_table(counts)
-    width = max(len(label) for _, label, _ in table)
+    width = max(len(label) for _, label, _, _ in table)
     print(f"\ncoverage of {n} programs (seeds {BASE_SEED}..{BASE_SEED + n - 1}), "
           f"programs using each construct:")
     section = None
-    for sec, label, count in table:
+    for sec, label, count, bug in table:
         if sec != section:
             print(f"  {sec}")
             section = sec
-        print(f"    {label:<{width}} {count:6d}")
-    missing = [f"{sec}: {label} ({count})" for sec, label, count in table if count < MIN_COUNT]
+        print(f"    {label:<{width}} {count:6d}" + (f"  (steered away: {bug})" if bug else ""))
+    missing = [f"{sec}: {label} ({count})" for sec, label, count, bug in table
+               if count < MIN_COUNT and not bug]
     assert not missing, f"rows under {MIN_COUNT} in {n} programs:\n  " + "\n  ".join(missing)
 
 
 def test_every_feature_a_row_names_occurs():
     """A row of several features is non-zero when one of them is: a misspelt one would hide."""
     counts, _ = generated_features(N_PROGRAMS, BASE_SEED)
-    unknown = [(label, f) for _, label, features in ROWS for f in features if not counts[f]]
+    unknown = [(label, f) for _, label, features, bug in ROWS for f in features
+               if not counts[f] and bug not in tg_programs.KNOWN_BUGS]
     assert not unknown, unknown
 
 

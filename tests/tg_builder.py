@@ -51,6 +51,7 @@ class Builder(MathOps, ShapeOps):
         self.want: str | None = None  # an op the next step must make (see FOCUS_OPS)
         self.tokens: list[str] = []  # what choose() chose for the op being written
         self.edges = False  # ties and zeros allowed where they are exact (dyadic values only)
+        self.palette: list[float] = []  # the only values new leaves take, when not empty
         self.higher = False  # a higher-order program: ops must be twice differentiable
         self.tag = "leaf"  # what made the next accepted variable (the op method, refined)
 
@@ -89,7 +90,10 @@ class Builder(MathOps, ShapeOps):
 
     def numbers(self, n: int, lo: float = -2.0, hi: float = 2.0, distinct: bool = True,
                 nonzero: float = 0.0) -> list[float]:
-        """n grid values in [lo, hi]: quarters when exact, hundredths otherwise."""
+        """n grid values in [lo, hi]: quarters when exact, hundredths otherwise (or values of
+        the palette, when the program wants ties and zeros)."""
+        if self.palette:
+            return [self.r.choice(self.palette) for _ in range(n)]
         step = 0.25 if self.exact else 0.01
         k_lo, k_hi = math.ceil(lo / step), math.floor(hi / step)
         out: list[float] = []

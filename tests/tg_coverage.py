@@ -224,7 +224,7 @@ class Flow:
             self.backward_lines.append(node.line)
             if "create_graph" in kws and _constant(kws["create_graph"]):
                 self.cg_backward = receiver
-        if method in ("requires_grad_",) and receiver.kind == "tensor":
+        if method in ("requires_grad_", "double", "float") and receiver.kind == "tensor":
             return Info("tensor", receiver.ops, receiver.top, True, receiver.cg, receiver.zeros,
                         receiver.literal)
         if method == "reshape" and receiver.literal is not None and node.args:

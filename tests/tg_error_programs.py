@@ -86,7 +86,7 @@ def _int_requires_grad(r, bugs):
              f"x = torch.tensor({ints}).requires_grad_()",
              f"x = torch.ones(2, dtype=torch.{r.choice(['int64', 'long', 'int32'])}, requires_grad=True)",
              "x = torch.arange(3).requires_grad_()"]
-    if "C9_requires_grad_flags" not in bugs:
+    if "C11_requires_grad_flags" not in bugs:
         forms.append(f"x = torch.tensor({ints})\nx.requires_grad = True")
     return [r.choice(forms)]
 
@@ -105,8 +105,12 @@ def _saved_then_changed(r):
     return lines
 
 
-def _backward_twice(r):
-    make = r.choice(["y = (x * x).sum()", "y = x.exp().sum()", "y = (x @ x)", "y = x.sigmoid().mean()"])
+def _backward_twice(r, bugs):
+    makes = ["y = (x * x).sum()", "y = x.exp().sum()", "y = (x @ x)", "y = x.sigmoid().mean()"]
+    if "C8_freed_saved_indices" not in bugs:
+        makes += ["y = x[[0, 2]].sum()", "y = x[x > 0].sum()", "y = x[torch.tensor([1])].sum()",
+                  "y = torch.where(x > 0, x, x * 2).sum()"]
+    make = r.choice(makes)
     second = r.choice(["y.backward()", "print(torch.autograd.grad(y, x))"])
     first = r.choice(["y.backward()", "g = torch.autograd.grad(y, x)\nprint(g)"])
     return ["x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)", make, first, second]
@@ -124,13 +128,22 @@ def _no_grad_output(r):
         ["x = torch.ones(3, requires_grad=True)", "with torch.no_grad():", "    y = (x * 2).sum()",
          "y.backward()"],
         ["x = torch.ones(3, requires_grad=True)", "y = (x * 2).detach().sum()", "y.backward()"],
-        ["x = torch.ones(3, requires_grad=True)", "z = torch.ones(3)",
-         "print(torch.autograd.grad((x * z).sum(), [x, z]))"],
-        ["x = torch.ones(3, requires_grad=True)", "u = torch.ones(2, requires_grad=True)",
-         "print(torch.autograd.grad((x * 3).sum(), [x, u]))"],
         ["x = torch.ones(3, requires_grad=True)", "y = (x * 2).sum()",
          "print(torch.autograd.grad(y, x, create_graph=True)[0].grad_fn)",
          "print(torch.autograd.grad(torch.autograd.grad((x * 2).sum(), x)[0].sum(), x))"],
+    ])
+
+
+def _grad_of_unused(r):
+    n = r.randint(2, 4)
+    return r.choice([
+        [f"x = torch.ones({n}, requires_grad=True)", f"z = torch.ones({n})",
+         "print(torch.autograd.grad((x * z).sum(), [x, z]))"],
+        [f"x = torch.ones({n}, requires_grad=True)", "u = torch.ones(2, requires_grad=True)",
+         f"print(torch.autograd.grad((x * {r.randint(2, 5)}).sum(), [x, u]))"],
+        [f"x = torch.ones({n}, requires_grad=True)", "u = torch.ones(2, requires_grad=True)",
+         "y = (x * x).sum()", "g = torch.autograd.grad(y, x, create_graph=True)",
+         "print(torch.autograd.grad(g[0].sum(), u))"],
     ])
 
 
@@ -167,33 +180,32 @@ def _shape_mismatch(r, bugs):
     if "C1_matmul_fold_errors" not in bugs:
         cases += [f"print({_ones((2, n, k))} @ {_ones((k + 1, m))})",
                   f"print({_ones((2, n, k))} @ {_ones((k + 1,))})"]
-    if "C12_error_messages" not in bugs:
+    if "C11_error_messages" not in bugs:
         cases += ["print(torch.ones(3).reshape(-1, -1))", f"x = torch.zeros({n})\nx[0] = torch.ones(2)"]
     return [r.choice(cases)]
 
 
-def _to_python_scalar(r, bugs):
+def _to_python_scalar(r):
     n = r.randint(2, 4)
-    cases = [f"print(torch.ones({n}).item())", f"print(torch.ones({n}, requires_grad=True).item())"]
-    if "C8_scalar_conversion" not in bugs:
-        cases += [f"print({fn}(torch.ones({n})))" for fn in ("float", "int", "bool")]
-    if "I11_8_error_texts" not in bugs:
-        cases.append(f"import math\nprint(math.{r.choice(['sin', 'exp', 'sqrt'])}(torch.ones({n})))")
+    cases = [f"print(torch.ones({n}).item())", f"print(torch.ones({n}, requires_grad=True).item())",
+             f"import math\nprint(math.{r.choice(['sin', 'exp', 'sqrt'])}(torch.ones({n})))"]
+    cases += [f"print({fn}(torch.ones({n})))" for fn in ("float", "int", "bool")]
     return [r.choice(cases)]
 
 
 def _attribute_errors(r, bugs):
-    cases = ["x = torch.ones(2)\nprint(x.foo)", "x = torch.ones(2, requires_grad=True)\n"
-             "print((x * 2).grad_fn.foo)", "x = torch.ones(2)\nx.bar()"]
+    cases = ["x = torch.ones(2)\nprint(x.foo)", "x = torch.ones(2)\nx.bar()"]
+    cases += ["print(torch.onse(2))", "import torch.nn as nn\nprint(nn.Linearr)",
+              "import torch.nn.functional as F\nprint(F.relux(torch.ones(2)))",
+              "import math\nprint(math.tau2)", "x = torch.ones(2, requires_grad=True)\n"
+              "print(torch.autograd.grad((x * x).sum(), x, retain=True))"]
     if "I11_8_error_texts" not in bugs:
-        cases += ["print(torch.onse(2))", "import torch.nn as nn\nprint(nn.Linearr)",
-                  "import torch.nn.functional as F\nprint(F.relux(torch.ones(2)))",
-                  "import math\nprint(math.tau2)", "print('text' + torch.ones(2))",
-                  "x = torch.ones(2, requires_grad=True)\n"
-                  "print(torch.autograd.grad((x * x).sum(), x, retain=True))"]
-    if "C12_error_messages" not in bugs:
-        cases.append("print(torch.zeros(2, 3).max(dim=0).foo)")
-    if "C10_bad_keywords" not in bugs:
+        cases.append("print('text' + torch.ones(2))")
+    if "C11_error_messages" not in bugs:
+        cases += ["print(torch.zeros(2, 3).max(dim=0).foo)",
+                  "x = torch.ones(2, requires_grad=True)\nprint((x * 2).grad_fn.foo)",
+                  "x = torch.ones(2)\nprint(x[0.5])"]
+    if "C11_bad_keywords" not in bugs:
         cases += ["print(torch.sum(torch.ones(2, 3), dims=1))", "print(torch.ones(2, 3).sum(dimm=1))",
                   "print(torch.ones(2, 3).softmax(dimm=1))"]
     return [r.choice(cases)]
@@ -207,7 +219,7 @@ def _grad_flags(r, bugs):
              "import torch.nn.functional as F\nprint(F.cross_entropy(torch.ones(2, 3), torch.tensor([0, 5])))",
              "import torch.nn.functional as F\n"
              "print(F.mse_loss(torch.ones(2), torch.ones(2), reduction='avg'))"]
-    if "C9_requires_grad_flags" not in bugs:
+    if "C11_requires_grad_flags" not in bugs:
         cases += ["x = torch.ones(2, requires_grad=True)\nx.grad = torch.ones(3)",
                   "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.requires_grad = False"]
     if "C11_dtype_checks" not in bugs:
@@ -215,9 +227,18 @@ def _grad_flags(r, bugs):
                   "x = torch.zeros(2, dtype=torch.float64)\nx[[0]] = torch.ones(1)",
                   "import torch.nn.functional as F\n"
                   "print(F.cross_entropy(torch.ones(2, 3), torch.tensor([0.5, 1.0])))"]
-    if "C7_arange" not in bugs:
+    if "C11_arange_checks" not in bugs:
         cases.append(f"print(torch.arange({r.randint(-3, 0)}))")
     return [r.choice(cases)]
+
+
+def _assertions_and_unpacking(r):
+    return [r.choice([
+        "assert 1 > 2", f"assert {r.randint(0, 1)} > 2, 'one is not greater'",
+        f"x = torch.ones({r.randint(2, 3)})\nassert x.sum() > 5, f'sum is {{x.sum()}}'",
+        "x = torch.ones(2, requires_grad=True)\nassert x.grad is not None, 'no grad yet'",
+        "a, b = [1, 2, 3]", "a, b, c = (1, 2)", "a, b = torch.ones(3)",
+    ])]
 
 
 def _python_errors(r):
@@ -225,18 +246,17 @@ def _python_errors(r):
         "print(undefined_name)", f"print({r.randint(1, 9)} / 0)", f"print({r.randint(1, 9)}.5 / 0)",
         f"print({r.randint(1, 9)} // 0)", f"print({r.randint(1, 9)} % 0)",
         f"print([1, 2][{r.randint(2, 5)}])", "print((1, 2)[-3])",
-        "assert 1 > 2", f"assert {r.randint(0, 1)} > 2, 'one is not greater'",
-        "a, b = [1, 2, 3]", "a, b, c = (1, 2)", "print(int('x'))", "vals = []\nvals.pop()",
+        "print(int('x'))", "vals = []\nvals.pop()",
         "def f(a, b):\n    return a + b\nprint(f(1))", "def f(a, b):\n    return a + b\nprint(f(1, 2, 3))",
         "def f(a, b=2):\n    return a + b\nprint(f(1, c=3))", "n = 3\nn()", "print(len(5))",
-        "x = torch.ones(2)\nprint(x[0.5])", "print('a' * 'b')", "print(1 + None)",
+        "print('a' * 'b')", "print(1 + None)",
         "print(max([]))",
     ])]
 
 
 TEMPLATES = [_leaf_inplace, _int_requires_grad, _saved_then_changed, _backward_twice,
-             _not_scalar, _no_grad_output, _shape_mismatch, _to_python_scalar,
-             _attribute_errors, _grad_flags, _python_errors]
+             _not_scalar, _no_grad_output, _grad_of_unused, _shape_mismatch, _to_python_scalar,
+             _attribute_errors, _grad_flags, _assertions_and_unpacking, _python_errors]
 
 
 def templated_error(r, bugs) -> str:

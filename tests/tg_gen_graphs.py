@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from tg_builder import FOCUS_OPS, SHOW_HELPER, Builder
+from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _lit
 
 # Prints the graph under a grad_fn: each node's name, its output number and its number of
@@ -71,9 +72,20 @@ def show_value(b: Builder, text: str, label: str | None = None) -> None:
         b.emit(f"show('{label or text}', {text})")
 
 
-def print_node(b: Builder, text: str) -> None:
-    """grad_fn, next_functions and the graph under one tensor expression."""
-    form = b.r.randint(0, 2)
+# Known bugs that show in the graph under a tensor: (flag, op tokens in its history).
+GRAPH_BUGS = [("C2_nll_next_functions", {"ce"}), ("C5_setitem_value_view", {"setitem"}),
+              ("C6_batched_matmul_graph", {"batched"}), ("C9_outer_view", {"outer"})]
+
+
+def graph_hidden(var: Var) -> bool:
+    """Whether a known bug would show in the graph under `var` (then only grad_fn is printed)."""
+    return any(flag in KNOWN_BUGS and tokens & var.history for flag, tokens in GRAPH_BUGS)
+
+
+def print_node(b: Builder, var: Var) -> None:
+    """grad_fn, next_functions and the graph under one tensor."""
+    text = var.name
+    form = 3 if graph_hidden(var) else b.r.randint(0, 2)
     if form == 0:
         b.emit(f"print({text}.grad_fn)")
         b.emit(f"graph({text}.grad_fn)")
@@ -81,8 +93,10 @@ def print_node(b: Builder, text: str) -> None:
         b.emit(f"if {text}.grad_fn is not None:")
         b.emit(f"    print({text}.grad_fn, {text}.grad_fn.next_functions)")
         b.emit(f"    print({text}.grad_fn.name(), len({text}.grad_fn.next_functions))")
-    else:
+    elif form == 2:
         b.emit(f"graph({text}.grad_fn)")
+    else:
+        b.emit(f"print({text}.grad_fn)")
 
 
 def _differentiated(b: Builder, y: Var, leaves: list[Var]) -> tuple[str, str]:
@@ -117,8 +131,12 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
         inputs = b.r.choice([f"[{names}]", f"({names},)"] + ([names] if len(leaves) == 1 else []))
         b.emit(f"g = torch.autograd.grad(out, {inputs}{grad_outputs}, create_graph=True, "
                "allow_unused=True)")
+    names_hidden = "I11_2_create_graph_names" in KNOWN_BUGS  # values only, no grad_fn
     for k, v in enumerate(leaves):
-        show_value(b, f"g[{k}]", f"g{k}")
+        show_value(b, f"g[{k}]" + (f" if g[{k}] is None else g[{k}].detach()" if names_hidden
+                                   else ""), f"g{k}")
+        if names_hidden:  # also whether it is a new node (requires_grad, is_leaf)
+            continue
         b.emit(f"if g[{k}] is not None:")
         b.emit(f"    print(g[{k}].requires_grad, g[{k}].is_leaf, g[{k}].grad_fn)")
         b.emit(f"    graph(g[{k}].grad_fn)")
@@ -126,12 +144,24 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
     weights = b.literal(_lit(np.array(b.numbers(max(leaves[0].value.size, 1), 0.5, 1.5))
                              .reshape(leaves[0].shape)))
     b.emit(f"    s = (g[0] * {weights}).sum()")
-    second = b.chance(2)
+    # a third derivative of prod is needed to make the second with create_graph
+    second = b.chance(2) and not ("B38_prod_third" in KNOWN_BUGS and
+                                  any(t.startswith("prod") for t in y.history))
+    # abs's second derivative is a zero tensor torch makes without storage: tolist() fails
+    values_hidden = not b.exact and "abs" in y.history
     b.emit(f"    h = torch.autograd.grad(s, [{names}], allow_unused=True"
            f"{', create_graph=True' if second else ''})")
     b.indent += 1
     for k, _ in enumerate(leaves):
-        show_value(b, f"h[{k}]", f"h{k}")
+        if values_hidden:
+            b.emit(f"print(h[{k}] is None)")
+            if names_hidden:
+                continue
+        elif names_hidden:  # zero second derivatives: no graph in torch, nor a sign
+            show_value(b, f"h[{k}] if h[{k}] is None else h[{k}].detach() + 0.0", f"h{k}")
+            continue
+        else:
+            show_value(b, f"h[{k}]", f"h{k}")
         if second:
             b.emit(f"print(h[{k}] is None or h[{k}].requires_grad)")
     b.indent -= 1
@@ -142,6 +172,8 @@ def gen_graph(r) -> str:
                 for _ in range(r.randint(2, 3))]
     b = focus_builder(r, [t for tokens in sections for t in tokens])
     for tokens in sections:
+        if "C8_freed_saved_indices" in KNOWN_BUGS:
+            b.vars = []  # no section reaches into an earlier one's graph, freed by its backward
         _graph_section(b, tokens)
     return b.source(SHOW_HELPER + GRAPH_HELPER)
 
@@ -155,10 +187,10 @@ def _graph_section(b: Builder, tokens: list[str]) -> None:
         if made is not None and made.rg:
             y = made
             show_value(b, y.name)
-            print_node(b, y.name)
+            print_node(b, y)
     if y is None:
         y = b.accept(f"{leaves[0].name} * 2", leaves[0].value * 2, [leaves[0]])
-        print_node(b, y.name)
+        print_node(b, y)
     used = [v for v in b.vars if v.leaf and v.rg and v.name in y.deps]
     create_graph_gradients(b, y, used or leaves[:1])
 

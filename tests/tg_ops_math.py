@@ -9,6 +9,10 @@ from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _apply, _broadcasts, _fmt, _gap, _max_gap_along, _softmax
 
 
+def _negative_zero(v) -> np.ndarray:
+    return (np.asarray(v) == 0) & np.signbit(v)
+
+
 class MathOps:
     """Mixed into Builder: each op picks an operand, writes one line, or returns None."""
 
@@ -80,7 +84,9 @@ class MathOps:
             return None
         if op in ("log", "sqrt") and x.min(initial=1) < 0.1:
             return None
-        if op in ("abs", "relu") and kink < 0.05:
+        if op in ("abs", "relu") and kink < 0.05 and not self.edges:
+            return None
+        if op == "relu" and "C13_signed_zero_ties" in KNOWN_BUGS and _negative_zero(x).any():
             return None
         if op in ("tanh", "sigmoid") and np.abs(x).max(initial=0) > (2 if op == "tanh" else 3):
             return None  # saturated: 1 - tanh(x)**2 would be float32 rounding noise
@@ -124,6 +130,8 @@ class MathOps:
                 return None
             if op == "prod" and (x.size > 8 or np.abs(x).min() < 0.1 and not self.edges):
                 return None
+            if op == "prod" and "C12_prod_zeros_sign" in KNOWN_BUGS and np.sum(x == 0) > 1:
+                return None
             value = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
                      "prod": np.prod, "norm": lambda v: np.sqrt((v * v).sum())}[op](x)
             text = self.r.choice([f"{n}.{op}()", f"torch.{op}({n})"])
@@ -158,6 +166,8 @@ class MathOps:
                 return None
         elif op == "prod":
             if x.shape[d] > 4 or np.abs(x).min() < 0.1 and not self.edges:
+                return None
+            if "C12_prod_zeros_sign" in KNOWN_BUGS and np.max(np.sum(x == 0, axis=d)) > 1:
                 return None
             value = np.prod(x, axis=d, keepdims=keep)
         else:
@@ -199,6 +209,9 @@ class MathOps:
         if op in ("maximum", "minimum"):
             if np.abs(x - b.value).min(initial=1) < 0.02 and not self.edges:
                 return None  # a tie splits the gradient in half: exact only with dyadic values
+            if "C13_signed_zero_ties" in KNOWN_BUGS and np.any(
+                    (x == 0) & (b.value == 0) & (_negative_zero(x) != _negative_zero(b.value))):
+                return None
             value = (np.maximum if op == "maximum" else np.minimum)(x, b.value)
             return self.accept(self.r.choice([f"torch.{op}({n}, {b.name})", f"{n}.{op}({b.name})"]),
                                value, [a, b])
@@ -207,8 +220,10 @@ class MathOps:
             return None
         cond = x > c
         value = np.where(cond, x, b.value)
-        return self.accept(self.r.choice([f"torch.where({n} > {_fmt(c)}, {n}, {b.name})",
-                                          f"{n}.where({n} > {_fmt(c)}, {b.name})"]), value, [a, b])
+        forms = [f"torch.where({n} > {_fmt(c)}, {n}, {b.name})"]
+        if "C4_where_method" not in KNOWN_BUGS:
+            forms.append(f"{n}.where({n} > {_fmt(c)}, {b.name})")
+        return self.accept(self.r.choice(forms), value, [a, b])
 
     def op_nn(self) -> Var | None:
         a = self.pick(lambda v: v.ndim >= 1)

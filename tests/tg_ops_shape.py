@@ -40,6 +40,7 @@ class ShapeOps:
             elif form == "matmul3d":
                 b = self.leaf((2, k, m), rg, lo, hi)
                 text = f"{n} @ {b.name}"
+                self.tokens.append("batched")
             else:
                 b = self.leaf((m,), rg, lo, hi)
                 text = self.r.choice([f"torch.outer({n}, {b.name})", f"{n}.outer({b.name})"])
@@ -68,6 +69,8 @@ class ShapeOps:
                 return None
             b = self.leaf((m, x.shape[-2]), rg, lo, hi)
             value = np.matmul(b.value, x)
+            if a.ndim == 3:
+                self.tokens.append("batched")
             return self.accept(f"{b.name} @ {n}", value, [a, b], contig=True)
         else:
             if a.ndim == 2 and "B4b_matmul_2d_3d" in KNOWN_BUGS:
@@ -75,6 +78,8 @@ class ShapeOps:
             batch = x.shape[0] if a.ndim == 3 else 2
             b = self.leaf((batch, k, m), rg, lo, hi)
             text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})"])
+        if a.ndim == 3 or b.ndim == 3:
+            self.tokens.append("batched")  # torch folds or batches it: other nodes under it
         return self.accept(text, np.matmul(x, b.value), [a, b], contig=True)
 
     def op_shape(self) -> Var | None:

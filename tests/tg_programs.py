@@ -43,7 +43,7 @@ from tg_values import Var, _lit
 KINDS = ("float", "exact", "higher", "inplace", "error", "graph", "gradmode", "setitem",
          "iterate", "negzero", "python", "creation")
 _KIND_WEIGHTS = ("float",) * 8 + ("exact",) * 5 + ("higher",) * 3 + ("inplace",) * 3 + \
-    ("error",) * 2 + ("graph",) * 10 + ("gradmode",) * 4 + ("setitem",) * 6 + ("iterate",) * 3 + \
+    ("error",) * 5 + ("graph",) * 10 + ("gradmode",) * 4 + ("setitem",) * 6 + ("iterate",) * 3 + \
     ("negzero",) * 3 + ("python",) * 3 + ("creation",) * 2
 
 
@@ -78,7 +78,7 @@ def _backward(b: Builder, out: Var, retain_some: list[Var]) -> None:
     twice = b.chance(6)
     retain = ", retain_graph=True" if twice else ""
     used = [v.name for v in b.vars if v.leaf and v.rg and v.name in out.deps]
-    if used and b.chance(4) and "I11_9_backward_inputs" not in KNOWN_BUGS:
+    if used and b.chance(4):
         _backward_with_inputs(b, out, used)
         return
     if out.ndim == 0 and b.chance(2):
