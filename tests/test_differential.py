@@ -25,7 +25,7 @@ import time
 import traceback
 import warnings
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
@@ -163,9 +163,11 @@ def _report(seed: int, kind: str, source: str, reference, why: str) -> str:
 
 def run_both(sources: list[str]):
     """(torch's results, autodiff's (stdout, error)s): torch batches run in a few subprocesses
-    while autodiff runs here."""
+    while autodiff runs here.  The batches are handed out from worker processes, not threads:
+    run_many_with_torch parses each program (has_torch_import), and autodiff's parser keeps
+    per-parse state (the f-string hook) that two threads parsing at once overwrite."""
     chunks = [sources[i:i + BATCH] for i in range(0, len(sources), BATCH)]
-    with ThreadPoolExecutor(max_workers=max(1, WORKERS)) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, WORKERS)) as pool:
         futures = [pool.submit(run_many_with_torch, chunk) for chunk in chunks]
         ours = [run_autodiff(source) for source in sources]
         return [r for f in futures for r in f.result()], ours

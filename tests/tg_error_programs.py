@@ -175,13 +175,13 @@ def _shape_mismatch(r, bugs):
         f"print({_ones((n, k))}.t().view(-1))",
         f"print({_ones(b)}.permute({', '.join('0' * len(b))}))",
         f"x = {_ones((n, k), ', requires_grad=True')}\ny = x * 2\ny.backward({_ones((k, n))})",
-        f"x = torch.zeros({n})\nx[[0, {n}]] = 1.0",
     ]
     if "C1_matmul_fold_errors" not in bugs:
         cases += [f"print({_ones((2, n, k))} @ {_ones((k + 1, m))})",
                   f"print({_ones((2, n, k))} @ {_ones((k + 1,))})"]
     if "C11_error_messages" not in bugs:
-        cases += ["print(torch.ones(3).reshape(-1, -1))", f"x = torch.zeros({n})\nx[0] = torch.ones(2)"]
+        cases += ["print(torch.ones(3).reshape(-1, -1))", f"x = torch.zeros({n})\nx[0] = torch.ones(2)",
+                  f"x = torch.zeros({n})\nx[[0, {n}]] = 1.0"]
     return [r.choice(cases)]
 
 

@@ -45,7 +45,8 @@ POSITIVE_TOKENS = {"log", "sqrt", "**"}  # defined (and differentiable) only abo
 
 def focus_builder(r, tokens: list[str]) -> Builder:
     exact = all(t in EXACT_TOKENS for t in tokens) and r.randint(0, 2) > 0
-    b = Builder(r, r.choice(["float32", "float64"]), exact=exact)
+    # float64 unless exact: second derivatives turn float32's last bits into visible errors
+    b = Builder(r, r.choice(["float32", "float64"]) if exact else "float64", exact=exact)
     b.edges = exact and b.chance(2)
     return b
 

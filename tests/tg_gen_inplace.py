@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 from tg_builder import SHOW_HELPER, Builder
-from tg_gen_graphs import GRAPH_HELPER, create_graph_gradients, print_node, show_value
+from tg_gen_graphs import (GRAPH_HELPER, create_graph_gradients, graph_hidden, print_node,
+                           show_value)
 from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _fmt, _lit
 
@@ -238,7 +239,8 @@ def gen_iterate(r) -> str:
     b.indent += 1
     for line in body:
         b.emit(line)
-    b.emit(b.r.choice(["print(v.grad_fn)", "graph(v.grad_fn)", "print(v.requires_grad, v.is_leaf)"]))
+    b.emit(b.r.choice(["print(v.grad_fn)", "print(v.requires_grad, v.is_leaf)"] +
+                      ([] if graph_hidden(src) else ["graph(v.grad_fn)"])))
     b.emit(b.r.choice([f"outs.append(v * {_fmt(k)})", "outs.append((v * v).sum())"]))
     if b.chance(3):
         b.emit("if v.sum() > 1:")

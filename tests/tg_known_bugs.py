@@ -56,6 +56,9 @@ KNOWN_BUGS: set[str] = {
     "C12_prod_zeros_sign",
     # maximum/minimum of 0. and -0., relu(-0.): torch returns the first operand (the input)
     "C13_signed_zero_ties",
+    # prod's gradient: torch divides (result / input), so its last bits differ from the
+    # product of the others that autodiff computes; visible when printed exactly
+    "C14_prod_rounding",
 }
 # Fixed by the lead and re-enabled: B1-B12, B14-B25, B27, B28a, B30, B31, B33, B34, B36, and
 # issue 11's items 1, 3, 5, 6, 7, 9 (set_grad_enabled, where's inputs, FillBackward3, unbind,

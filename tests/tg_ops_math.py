@@ -9,6 +9,12 @@ from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _apply, _broadcasts, _fmt, _gap, _max_gap_along, _softmax
 
 
+def _powers_of_two(v) -> bool:
+    """Whether every nonzero value is +-2**k (so torch's result / input division is exact)."""
+    v = np.abs(np.asarray(v))[np.asarray(v) != 0]
+    return bool(np.all(np.log2(v) == np.round(np.log2(v))))
+
+
 def _negative_zero(v) -> np.ndarray:
     return (np.asarray(v) == 0) & np.signbit(v)
 
@@ -126,11 +132,17 @@ class MathOps:
         if not form:  # whole tensor
             if op in ("max", "min") and _gap(x) < 2e-3 and not self.edges:
                 return None  # ties split the gradient evenly: exact only with dyadic values
+            if op in ("max", "min") and "C13_signed_zero_ties" in KNOWN_BUGS and \
+                    _negative_zero(x).any() and (x == 0).sum() > _negative_zero(x).sum():
+                return None
             if op == "norm" and np.sqrt((x * x).sum()) < 0.1:
                 return None
             if op == "prod" and (x.size > 8 or np.abs(x).min() < 0.1 and not self.edges):
                 return None
             if op == "prod" and "C12_prod_zeros_sign" in KNOWN_BUGS and np.sum(x == 0) > 1:
+                return None
+            if op == "prod" and self.exact and "C14_prod_rounding" in KNOWN_BUGS and \
+                    not _powers_of_two(x):
                 return None
             value = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
                      "prod": np.prod, "norm": lambda v: np.sqrt((v * v).sum())}[op](x)
@@ -168,6 +180,8 @@ class MathOps:
             if x.shape[d] > 4 or np.abs(x).min() < 0.1 and not self.edges:
                 return None
             if "C12_prod_zeros_sign" in KNOWN_BUGS and np.max(np.sum(x == 0, axis=d)) > 1:
+                return None
+            if self.exact and "C14_prod_rounding" in KNOWN_BUGS and not _powers_of_two(x):
                 return None
             value = np.prod(x, axis=d, keepdims=keep)
         else:
