@@ -228,7 +228,7 @@ def test_each_kind_runs_mostly_without_error_in_torch():
     generated = [tg_programs.program_for_seed(s) for s in seeds]
     references = [r for chunk in (generated[i:i + BATCH] for i in range(0, len(generated), BATCH))
                   for r in run_many_with_torch([src for _, src in chunk])]
-    for kind in set(tg_programs.KINDS) - {"error"}:
+    for kind in set(tg_programs.KINDS) - {"error", "inplace"}:  # inplace raises on purpose
         outcomes = [r.error for (k, _), r in zip(generated, references) if k == kind]
         failed = [e for e in outcomes if e is not None]
         assert len(failed) <= 0.1 * len(outcomes), (kind, Counter(failed).most_common(3))
