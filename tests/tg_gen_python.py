@@ -299,12 +299,13 @@ def _promotion_lines(b: Builder) -> list[str]:
 def _printing_lines(b: Builder) -> list[str]:
     r = b.r
     big = r.choice([1001, 1200, 2000])
+    rows = r.choice([2, 4, 5])
     scale = r.choice(["1e-5", "1e5", "1e-9", "123.456", "1e10"])
     return [
         f"print(torch.arange({big}.))",
         f"print(torch.arange({r.randint(10, 40)}) * {scale})",
         f"print(torch.tensor([1.0, {scale}, -2.5]), torch.tensor([1e-3, 1.0]), torch.tensor([100000.0, 1.0]))",
-        f"print(torch.arange({r.randint(20, 60)}.).reshape({r.choice([2, 4, 5])}, -1) / 3)",
+        f"print(torch.arange({rows * r.randint(5, 15)}.).reshape({rows}, -1) / 3)",
         "print(torch.tensor([[1, -2], [30, 4]]), torch.tensor([0.0, -0.0, 1.0]), torch.zeros(2, 0))",
         "print(torch.tensor([1.0, -2.5, 0.0]) / 0)",
     ]
