@@ -148,18 +148,20 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
     # a third derivative of prod is needed to make the second with create_graph
     second = b.chance(2) and not ("B38_prod_third" in KNOWN_BUGS and
                                   any(t.startswith("prod") for t in y.history))
-    # abs's second derivative is a zero tensor torch makes without storage: tolist() fails
-    values_hidden = not b.exact and "abs" in y.history
+    # abs's second derivative is a zero tensor torch makes without storage (tolist() fails,
+    # and it prints as float64 whatever the dtype)
+    values_hidden = "abs" in y.history and (not b.exact or names_hidden)
     b.emit(f"    h = torch.autograd.grad(s, [{names}], allow_unused=True"
            f"{', create_graph=True' if second else ''})")
     b.indent += 1
     for k, _ in enumerate(leaves):
         if values_hidden:
-            b.emit(f"print(h[{k}] is None)")
-            if names_hidden:
+            if names_hidden:  # whether it is None is one of the differences too
                 continue
-        elif names_hidden:  # zero second derivatives: no graph in torch, nor a sign
-            show_value(b, f"h[{k}] if h[{k}] is None else h[{k}].detach() + 0.0", f"h{k}")
+            b.emit(f"print(h[{k}] is None)")
+        elif names_hidden:  # a zero second derivative: torch may give None, no sign, no graph
+            show_value(b, f"torch.zeros_like({leaves[k].name}) if h[{k}] is None else "
+                          f"h[{k}].detach() + 0.0", f"h{k}")
             continue
         else:
             show_value(b, f"h[{k}]", f"h{k}")
