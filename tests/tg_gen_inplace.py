@@ -184,7 +184,7 @@ def _setitem_section(b: Builder, target_form: int) -> None:
         shape = x.shape
         fill = r.choice([f"torch.zeros({', '.join(map(str, shape))})",
                          f"torch.ones({', '.join(map(str, shape))})",
-                         f"torch.full({shape}, 0.5)", "literal", "literal", "literal"])
+                         f"torch.full({shape}, 0.5)", "literal", "literal", "literal", "literal"])
         if fill == "literal":
             fill, value = b.const_like(shape)
         else:
