@@ -59,6 +59,15 @@ KNOWN_BUGS: set[str] = {
     # prod's gradient: torch divides (result / input), so its last bits differ from the
     # product of the others that autodiff computes; visible when printed exactly
     "C14_prod_rounding",
+    # Regressions on main a8a893c (the generator's default seed passed on 9da1c07):
+    # 2-D @ 3-D shape error worded as mm's again (B25 was fixed before)
+    "B25",
+    # the gradient of elements a write overwrote is -0. where torch gives +0. (zeros)
+    "R1_overwritten_grad_sign",
+    # second derivatives through log_softmax / cross_entropy have wrong values
+    "R2_log_softmax_second_derivative",
+    # the version-counter error names "CopySlices", torch "torch::autograd::CopySlices"
+    "R4_copyslices_version_message",
 }
 # Fixed by the lead and re-enabled: B1-B12, B14-B25, B27, B28a, B30, B31, B33, B34, B36, and
 # issue 11's items 1, 3, 5, 6, 7, 9 (set_grad_enabled, where's inputs, FillBackward3, unbind,

@@ -32,6 +32,7 @@ class ShapeOps:
                 b = self.leaf((k, m), rg, lo, hi)
                 text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})",
                                       f"{n}.matmul({b.name})"])
+                self.tokens.append("view")  # torch squeezes a 1-row product: a view
             elif form == "mv":
                 b = self.leaf((m, k), rg, lo, hi)
                 text = self.r.choice([f"torch.mv({b.name}, {n})", f"{b.name}.mv({n})"] +
