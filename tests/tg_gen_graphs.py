@@ -76,7 +76,8 @@ def show_value(b: Builder, text: str, label: str | None = None) -> None:
 
 # Known bugs that show in the graph under a tensor: (flag, op tokens in its history).
 GRAPH_BUGS = [("C2_nll_next_functions", {"ce"}), ("C5_setitem_value_view", {"setitem"}),
-              ("C6_batched_matmul_graph", {"batched"}), ("C9_outer_view", {"outer"})]
+              ("C6_batched_matmul_graph", {"batched"}), ("C6b_bmm_batch_one", {"batch1"}),
+              ("C9_outer_view", {"outer"})]
 
 
 def graph_hidden(var: Var) -> bool:

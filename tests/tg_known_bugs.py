@@ -33,6 +33,8 @@ KNOWN_BUGS: set[str] = {
     "C2_nll_next_functions",
     # t[k] = v: torch views v (leading size-1 dims dropped), a ViewBackward0 in the graph
     "C5_setitem_value_view",
+    # 3-D @ 3-D with a batch of one: BmmBackward0 under UnsafeViewBackward0 in torch, Mm here
+    "C6b_bmm_batch_one",
     # a second backward through where or advanced indexing is not refused
     "C8_freed_saved_indices",
     # error texts and checks: requires_grad flags, x.grad of another size, bad keywords to

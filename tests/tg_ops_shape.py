@@ -81,6 +81,8 @@ class ShapeOps:
             text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})"])
         if a.ndim == 3 or b.ndim == 3:
             self.tokens.append("batched")  # torch folds or batches it: other nodes under it
+        if a.ndim == 3 and b.ndim == 3 and x.shape[0] == 1:
+            self.tokens.append("batch1")  # torch still runs bmm on a batch of one
         return self.accept(text, np.matmul(x, b.value), [a, b], contig=True)
 
     def op_shape(self) -> Var | None:
