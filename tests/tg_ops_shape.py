@@ -41,7 +41,7 @@ class ShapeOps:
             elif form == "matmul3d":
                 b = self.leaf((2, k, m), rg, lo, hi)
                 text = f"{n} @ {b.name}"
-                self.tokens.append("batched")
+                self.tokens += ["batched", "view"]
             else:
                 b = self.leaf((m,), rg, lo, hi)
                 text = self.r.choice([f"torch.outer({n}, {b.name})", f"{n}.outer({b.name})"])
@@ -71,7 +71,7 @@ class ShapeOps:
             b = self.leaf((m, x.shape[-2]), rg, lo, hi)
             value = np.matmul(b.value, x)
             if a.ndim == 3:
-                self.tokens.append("batched")
+                self.tokens += ["batched", "view"]  # torch transposes a folded product: a view
             return self.accept(f"{b.name} @ {n}", value, [a, b], contig=True)
         else:
             if a.ndim == 2 and "B4b_matmul_2d_3d" in KNOWN_BUGS:
@@ -81,6 +81,8 @@ class ShapeOps:
             text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})"])
         if a.ndim == 3 or b.ndim == 3:
             self.tokens.append("batched")  # torch folds or batches it: other nodes under it
+        if a.ndim == 2 and b.ndim == 3:
+            self.tokens.append("view")  # torch transposes a folded product: a view
         if a.ndim == 3 and b.ndim == 3 and x.shape[0] == 1:
             self.tokens.append("batch1")  # torch still runs bmm on a batch of one
         return self.accept(text, np.matmul(x, b.value), [a, b], contig=True)
