@@ -121,8 +121,6 @@ class Builder(MathOps, ShapeOps):
         """A new leaf made by one of several creation forms."""
         n = math.prod(shape)
         name = name or self.fresh()
-        if self.exact and "B29_matmul_neg_zero" in KNOWN_BUGS:
-            nonzero = max(nonzero, 0.25)
         value = np.array(self.numbers(n, lo, hi, nonzero=nonzero), dtype=np.float64).reshape(shape)
         plain = plain or "B28_leaf_messages" in KNOWN_BUGS  # reshape(...).requires_grad_() is a view
         if self.chance(3) and n > 1 and len(shape) > 1 and not plain:

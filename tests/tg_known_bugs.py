@@ -41,6 +41,13 @@ KNOWN_BUGS: set[str] = {
     # a second backward through a write (CopySlices) over a graph that saved nothing else is
     # not refused; torch frees CopySlices's state like any saved tensor
     "C8b_copyslices_freed",
+    # the second derivative of prod() with create_graph=True where an element is zero is
+    # refused ("beyond the second")
+    "B38b_prod_zero_second",
+    # the sign of zero in 1-D @ 3-D and 2-D @ 3-D products and gradients: a one-term
+    # product 0.75 * -0. stays -0. here, +0. in torch (its kernels add it to a zero); fixed
+    # once for some shapes, open again on ca316d1
+    "B29_matmul_neg_zero",
 }
 # Fixed by the lead and re-enabled: B1-B24, B27-B38 (B25 came back), issue 11's items 1, 3-9,
 # and the classes the widened generator found: C1 (folded matmul errors), C2 (nll's target

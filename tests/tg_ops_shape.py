@@ -15,8 +15,8 @@ class ShapeOps:
         if a is None:
             return None
         n, x = a.name, a.value
-        if self.exact and "B29_matmul_neg_zero" in KNOWN_BUGS and not np.all(x):
-            return None
+        # a batched or folded product whose exact values hold zeros (their sign, see below)
+        zero_sign = self.exact and "B29_matmul_neg_zero" in KNOWN_BUGS
         m = self.r.randint(1, 3)
         lo, hi = (-1.0, 1.0)
         rg = not self.chance(3)
@@ -39,7 +39,9 @@ class ShapeOps:
                                      ([] if self.want else [f"{b.name} @ {n}"]))
                 return self.accept(text, b.value @ x, [a, b], contig=True)
             elif form == "matmul3d":
-                b = self.leaf((2, k, m), rg, lo, hi)
+                if zero_sign and not np.all(x):
+                    return None
+                b = self.leaf((2, k, m), rg, lo, hi, nonzero=0.25 if zero_sign else 0.0)
                 text = f"{n} @ {b.name}"
                 self.tokens += ["batched", "view"]
             else:
@@ -68,7 +70,10 @@ class ShapeOps:
         elif form == "matmul":
             if a.ndim == 3 and "B4b_matmul_2d_3d" in KNOWN_BUGS:
                 return None
-            b = self.leaf((m, x.shape[-2]), rg, lo, hi)
+            zero_sign = zero_sign and a.ndim == 3
+            if zero_sign and not np.all(x):
+                return None
+            b = self.leaf((m, x.shape[-2]), rg, lo, hi, nonzero=0.25 if zero_sign else 0.0)
             value = np.matmul(b.value, x)
             if a.ndim == 3:
                 self.tokens += ["batched", "view"]  # torch transposes a folded product: a view
@@ -77,7 +82,10 @@ class ShapeOps:
             if a.ndim == 2 and "B4b_matmul_2d_3d" in KNOWN_BUGS:
                 return None
             batch = x.shape[0] if a.ndim == 3 else 2
-            b = self.leaf((batch, k, m), rg, lo, hi)
+            zero_sign = zero_sign and a.ndim == 2
+            if zero_sign and not np.all(x):
+                return None
+            b = self.leaf((batch, k, m), rg, lo, hi, nonzero=0.25 if zero_sign else 0.0)
             text = self.r.choice([f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})"])
         if a.ndim == 3 or b.ndim == 3:
             self.tokens.append("batched")  # torch folds or batches it: other nodes under it
