@@ -117,7 +117,8 @@ def _differentiated(b: Builder, y: Var, leaves: list[Var]) -> tuple[str, str]:
                                  .reshape(y.shape)))
         return f"out = ({n} * {n} * {weights}).sum()", ""
     if form == 3:  # a grad_outputs that requires grad: the gradient is linear in it
-        v = b.leaf(y.shape, lo=-1.0, hi=1.0, name="v")
+        zero_sign = b.exact and "B29_matmul_neg_zero" in KNOWN_BUGS and "batched" in y.history
+        v = b.leaf(y.shape, lo=-1.0, hi=1.0, name="v", nonzero=0.25 if zero_sign else 0.0)
         leaves.append(v)
         return f"out = {n}", ", grad_outputs=v"
     return f"out = {n}.exp().sum()" if not b.exact else f"out = ({n} * {n}).sum()", ""

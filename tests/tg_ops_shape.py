@@ -51,19 +51,22 @@ class ShapeOps:
             return self.accept(text, np.matmul(x, b.value), [a, b], contig=True)
         k = x.shape[-1]
         form = self.choose(["mm", "mv", "matmul", "matmul3d"])
+        if zero_sign and a.ndim == 3 and not np.all(x):
+            return None
         if form in ("dot", "outer") or form in ("mm", "mv") and a.ndim != 2 and self.want == form:
             return None
         if "B37_batched_strides" in KNOWN_BUGS and not a.contig and (a.ndim == 3 or form == "matmul3d"):
             return None
+        nonzero = 0.25 if zero_sign and a.ndim == 3 else 0.0
         if form == "mm":
-            b = self.leaf((k, m), rg, lo, hi)
+            b = self.leaf((k, m), rg, lo, hi, nonzero=nonzero)
             text = self.r.choice(([] if self.want == "mm" else
                                   [f"{n} @ {b.name}", f"torch.matmul({n}, {b.name})",
                                    f"{n}.matmul({b.name})"]) +
                                  ([f"torch.mm({n}, {b.name})", f"{n}.mm({b.name})"]
                                   if a.ndim == 2 else []))
         elif form == "mv":
-            b = self.leaf((k,), rg, lo, hi)
+            b = self.leaf((k,), rg, lo, hi, nonzero=nonzero)
             text = self.r.choice(([] if self.want == "mv" else [f"{n} @ {b.name}"]) +
                                  ([f"torch.mv({n}, {b.name})", f"{n}.mv({b.name})"]
                                   if a.ndim == 2 else []))
@@ -82,7 +85,6 @@ class ShapeOps:
             if a.ndim == 2 and "B4b_matmul_2d_3d" in KNOWN_BUGS:
                 return None
             batch = x.shape[0] if a.ndim == 3 else 2
-            zero_sign = zero_sign and a.ndim == 2
             if zero_sign and not np.all(x):
                 return None
             b = self.leaf((batch, k, m), rg, lo, hi, nonzero=0.25 if zero_sign else 0.0)
