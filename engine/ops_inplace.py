@@ -46,7 +46,9 @@ def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> 
         raise RuntimeError(
             f"a {'view of a ' if view else ''}leaf Variable that requires grad is being "
             "used in an in-place operation.")
-    if base is not None and base.requires_grad and base.grad_fn is None:
+    # torch asks whether the view requires grad and its base is a leaf: the base need not
+    # require grad itself (a view of `t.reshape(2, 2).requires_grad_()` has base t)
+    if base is not None and a.requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 
