@@ -332,11 +332,16 @@ def _write_whole(a, value, entry):
 # === indexed writes =================================================================================
 
 def _index_put_self(F, g, out, a, value, key):
-    """The old values under the index are overwritten: their gradient is zero there."""
-    array = g if type(g) is np.ndarray else g.array
-    mask = np.ones(array.shape, dtype=array.dtype)
-    mask[key] = 0
-    return g * (mask if type(g) is np.ndarray else type(g)._wrap(mask))
+    """The old values under the index are overwritten: their gradient is zero there (+0.:
+    torch puts zeros into g, g.index_put(index, 0), where g times a mask would give -0.)."""
+    if type(g) is np.ndarray:
+        g = g.copy()
+        g[key] = 0
+        return g
+    zeroed = g.array.copy()
+    zeroed[key] = 0
+    return record(INDEX_PUT_INPLACE, zeroed, (g, type(g)._wrap(np.zeros((), zeroed.dtype))),
+                  {"key": key})
 
 
 def _index_put_value(F, g, out, a, value, key):
