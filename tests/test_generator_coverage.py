@@ -44,6 +44,7 @@ MIN_COUNT = 20 if N_PROGRAMS >= 10_000 else 1
 
 
 CG_BUG = "I11_2_create_graph_names"
+CG_PROD_BUG = "I11_2c_prod_zero_graph"
 GRAPH_BUGS = {"outer": "C9_outer_view", "cross_entropy": "C2_nll_next_functions"}
 
 
@@ -73,7 +74,7 @@ FUNCTION_ONLY = {"cat", "stack"}
 DIFFERENTIABLE = ARITHMETIC + REDUCTIONS + SHAPES + ["softmax", "log_softmax", "mse_loss",
                                                       "cross_entropy"]
 VARIANTS = [f"{op}({form})" for op in REDUCTIONS for form in ("dim", "dim, keepdim")]
-BROADCAST = [f"cg:{op}(broadcast)" for op in ("add", "sub", "mul", "maximum",
+BROADCAST = [f"cg:{op}(broadcast)" for op in ("div", "sub", "mul", "maximum",
                                                 "minimum")]
 INDEX_KINDS = ["int", "a:b", "a:", "a::k", "..., k", ":, j", "None", "list", "index tensor",
                "bool mask"]
@@ -189,7 +190,8 @@ ROWS = [
     *(_row("next_functions printed", op, f"nf:{op}", bug=GRAPH_BUGS.get(op))
       for op in DIFFERENTIABLE),
     *(_row("next_functions printed", f"index [{k}]", f"nf:index:{k}") for k in INDEX_KINDS),
-    *(_row("create_graph grad printed with grad_fn", op, f"cg:{op}", bug=CG_BUG)
+    *(_row("create_graph grad printed with grad_fn", op, f"cg:{op}",
+           bug=CG_PROD_BUG if op.startswith("prod") else CG_BUG)
       for op in DIFFERENTIABLE + VARIANTS),
     *(_row("create_graph grad printed with grad_fn", f"index [{k}]", f"cg:index:{k}", bug=CG_BUG)
       for k in INDEX_KINDS),
@@ -205,6 +207,12 @@ ROWS = [
     *(_row("t[k] = v on a plain tensor", f"[{k}]", f"write:{k}:plain tensor")
       for k in ("int", ":", "a:b", "bool mask", "list")),
     _row("in-place", "t[k] op= v", "stmt:assign subscript augmented"),
+    _row("in-place", "x.op_() on a view of a tensor requiring grad",
+         "inplace:a view of a tensor requiring grad"),
+    # hooks
+    _row("hooks", "x.register_hook(f) on a leaf", "hook:leaf"),
+    _row("hooks", "y.register_hook(f) on a non-leaf", "hook:non-leaf"),
+    _row("hooks", "handle.remove()", "method:remove"),
     # iteration over tensors
     _row("iteration", "for v in x (x requires grad), v.grad_fn printed", "iter:grad"),
     _row("iteration", "next_functions of a row", "nf:unbind"),

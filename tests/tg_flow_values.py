@@ -9,6 +9,15 @@ from tg_syntax import (BINOPS, MODULES, NOT_TENSORS, OPS, OTHER, REDUCTIONS, Inf
 from autodiff.parser import ast
 
 
+
+IN_PLACE_METHODS = {"add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_"}
+# what a view of a tensor is made by (the `top` op of its flow Info)
+VIEW_TOPS = {"reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "T", "transpose",
+             "permute", "expand", *(f"index:{k}" for k in ("int", "a:b", "a:", "0:", ":", "a::k",
+                                                            "..., k", ":, j", "None", "...",
+                                                            "i, j", "i, j:", "i, ..."))}
+
+
 class ValueFlow:
     """Mixed into Flow: the Info of expressions, and the features their evaluation shows."""
 
@@ -103,6 +112,11 @@ class ValueFlow:
         self.add("method:" + method)
         if method in ("zero_", "fill_") and receiver.kind == "tensor" and receiver.ops:
             self.add(f"zero:{method} on a result")
+        if method in IN_PLACE_METHODS and receiver.kind == "tensor" and receiver.rg and \
+                receiver.top in VIEW_TOPS:
+            self.add("inplace:a view of a tensor requiring grad")
+        if method == "register_hook":
+            self.add(f"hook:{'leaf' if not receiver.ops else 'non-leaf'}")
         if method == "backward":
             self.backward_lines.append(node.line)
             if "create_graph" in kws and constant(kws["create_graph"]):

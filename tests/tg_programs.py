@@ -97,9 +97,33 @@ def _backward(b: Builder, out: Var, retain_some: list[Var]) -> None:
             call = f"{out.name}.backward(gradient={grad}{retain})"
     for v in retain_some:
         b.emit(f"{v.name}.retain_grad()")
+    handle = _hook(b, out) if b.chance(4) else None
     b.emit(call)
+    if handle and (twice or b.chance(2)):
+        b.emit(f"{handle}.remove()")  # the second backward runs without it
     if twice:
         b.emit(call.replace(", retain_graph=True", "").replace("(retain_graph=True)", "()"))
+
+
+def _hook(b: Builder, out: Var) -> str | None:
+    """Tensor.register_hook on a tensor of out's graph (a leaf or not): the hook prints the
+    gradient arriving there, and maybe replaces it (doubled) or returns None.  The handle's
+    name, or None when nothing fits."""
+    fits = [v for v in b.vars if v.rg and (v is out or v.name in out.deps)]
+    if not fits:
+        return None
+    v = b.r.choice(fits)
+    k = len([line for line in b.lines if line.startswith("def hook")])
+    b.emit(f"def hook{k}(grad):")
+    b.emit(f"    print('hook on {v.name}:', grad.shape, grad.dtype)")
+    b.emit(f"    print(grad)" if b.exact else f"    show('hook {v.name}', grad)")
+    form = b.r.randint(0, 2)
+    if form == 1:
+        b.emit("    return grad * 2")
+    elif form == 2:
+        b.emit("    return None")
+    b.emit(f"h{k} = {v.name}.register_hook(hook{k})")
+    return f"h{k}"
 
 
 def _backward_with_inputs(b: Builder, out: Var, used: list[str]) -> None:
@@ -270,10 +294,13 @@ def _gen_sgd(r) -> str:
     return b.source(SHOW_HELPER)
 
 
-# Ops whose backward reads their own output (torch then refuses an in-place change of it).
+def _is_view(v: Var) -> bool:
+    return v.tag in ("op_shape", "op_index") or "view" in v.history
+
+
 def _inplace_ok(v: Var) -> bool:
-    return not ("B26_view_inplace" in KNOWN_BUGS and (v.tag in ("op_shape", "op_index") or
-                                                      "view" in v.history))
+    return not ("B26_view_inplace" in KNOWN_BUGS and _is_view(v) or
+                "D1_zero_dim_base_view_write" in KNOWN_BUGS and _is_view(v) and v.value.size == 1)
 
 
 def _gen_nonleaf_inplace(r) -> str:
@@ -303,7 +330,7 @@ def _gen_nonleaf_inplace(r) -> str:
         b.emit(f"{n}.zero_()" if r.randint(0, 1) else f"{n}.fill_(3.0)")
     elif op == 5:
         b.emit(f"{x.name}.add_(1.0)")  # a leaf that requires grad: torch refuses
-    elif op == 6:
+    elif op == 6 and not ("B13_detach_view_inplace" in KNOWN_BUGS and _is_view(y)):
         b.emit(f"d = {n}.detach()")
         b.emit("d.mul_(0.5)")
     else:
