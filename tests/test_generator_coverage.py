@@ -45,6 +45,7 @@ MIN_COUNT = 20 if N_PROGRAMS >= 10_000 else 1
 
 CG_BUG = "I11_2_create_graph_names"
 CG_PROD_BUG = "I11_2c_prod_zero_graph"
+CG_MATMUL_BUG = "I11_2d_matmul_layout_graph"
 GRAPH_BUGS = {"outer": "C9_outer_view", "cross_entropy": "C2_nll_next_functions"}
 
 
@@ -191,7 +192,8 @@ ROWS = [
       for op in DIFFERENTIABLE),
     *(_row("next_functions printed", f"index [{k}]", f"nf:index:{k}") for k in INDEX_KINDS),
     *(_row("create_graph grad printed with grad_fn", op, f"cg:{op}",
-           bug=CG_PROD_BUG if op.startswith("prod") else CG_BUG)
+           bug=CG_PROD_BUG if op.startswith("prod") else
+           CG_MATMUL_BUG if op in ("matmul", "mm") else CG_BUG)
       for op in DIFFERENTIABLE + VARIANTS),
     *(_row("create_graph grad printed with grad_fn", f"index [{k}]", f"cg:index:{k}", bug=CG_BUG)
       for k in INDEX_KINDS),

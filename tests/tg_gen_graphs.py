@@ -81,6 +81,12 @@ GRAPH_BUGS = [("C2_nll_next_functions", {"ce"}), ("C5_setitem_value_view", {"set
               ("C9_outer_view", {"outer"})]
 
 
+# ops whose second derivative is zero almost everywhere, built by masks and sgn (I11_2e)
+SIGN_TOKENS = {"abs", "relu", "clamp", "maximum", "minimum", "max", "min"}
+# products whose backward formulas depend on strides torch has and NumPy may not (I11_2d)
+MATMUL_TOKENS = {"mm", "matmul", "matmul3d", "batched", "batch1"}
+
+
 def graph_hidden(var: Var) -> bool:
     """Whether a known bug would show in the graph under `var` (then only grad_fn is printed)."""
     return any(flag in KNOWN_BUGS and tokens & var.history for flag, tokens in GRAPH_BUGS)
@@ -137,7 +143,8 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
         b.emit(f"g = torch.autograd.grad(out, {inputs}{grad_outputs}, create_graph=True, "
                "allow_unused=True)")
     names_hidden = "I11_2_create_graph_names" in KNOWN_BUGS or (  # values only, no grad_fn
-        "I11_2c_prod_zero_graph" in KNOWN_BUGS and any(t.startswith("prod") for t in y.history))
+        "I11_2c_prod_zero_graph" in KNOWN_BUGS and any(t.startswith("prod") for t in y.history)
+    ) or ("I11_2d_matmul_layout_graph" in KNOWN_BUGS and MATMUL_TOKENS & y.history)
     for k, v in enumerate(leaves):
         show_value(b, f"g[{k}]" + (f" if g[{k}] is None else g[{k}].detach()" if names_hidden
                                    else ""), f"g{k}")
@@ -168,7 +175,8 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
             if names_hidden:  # whether it is None is one of the differences too
                 continue
             b.emit(f"print(h[{k}] is None)")
-        elif names_hidden:  # a zero second derivative: torch may give None, no sign, no graph
+        elif names_hidden or (  # a zero second derivative: torch may give None, no sign, no graph
+                "I11_2e_zero_second_derivative_sign" in KNOWN_BUGS and SIGN_TOKENS & y.history):
             show_value(b, f"torch.zeros_like({leaves[k].name}) if h[{k}] is None else "
                           f"h[{k}].detach() + 0.0", f"h{k}")
             continue

@@ -116,7 +116,7 @@ def _hook(b: Builder, out: Var) -> str | None:
     k = len([line for line in b.lines if line.startswith("def hook")])
     b.emit(f"def hook{k}(grad):")
     b.emit(f"    print('hook on {v.name}:', grad.shape, grad.dtype)")
-    b.emit(f"    print(grad)" if b.exact else f"    show('hook {v.name}', grad)")
+    b.emit(f"    print(grad)" if b.exact else f"    show('hook_{v.name}', grad)")
     form = b.r.randint(0, 2)
     if form == 1:
         b.emit("    return grad * 2")
