@@ -231,9 +231,10 @@ SQUEEZE_DIM = op("SqueezeBackward1",
                  else g, views=True, explain="squeeze drops a dim of size 1: g gets it back",
                  formulas=("g unsqueezed back",),
                  check=Check(lambda a: a.squeeze(1), (any_(2, 1, 3),)))
-# torch's matmul of a vector and a matrix squeezes its result in place (squeeze_.dim)
+# torch's matmul of a vector and a matrix squeezes its result in place (squeeze_.dim): the
+# product is the squeezed tensor itself, not a view of another one
 SQUEEZE_INPLACE = op("SqueezeBackward4",
-                     lambda F, g, out, a, shape, dim: F.unsqueeze(g, dim), views=True,
+                     lambda F, g, out, a, shape, dim: F.unsqueeze(g, dim),
                      explain="the vector-matrix product's result loses the added dim",
                      formulas=("g unsqueezed back",),
                      check=Check(lambda a, b: a @ b, (any_(3), any_(3, 2))))
