@@ -27,6 +27,16 @@ AttributePolicy = Callable[[Any, str], bool]
 READABLE_DUNDERS = frozenset({"__version__", "_version"})
 
 
+# private attributes of PyTorch's objects that tutorials and answers read (nn.Module's
+# registries, a node's saved tensors, a tensor's internals): refused as unsupported
+TORCH_PRIVATE_NAMES = frozenset({
+    "_modules", "_parameters", "_buffers", "_forward_hooks", "_backward_hooks",
+    "_forward_pre_hooks", "_non_persistent_buffers_set", "_state_dict_hooks",
+    "_saved_self", "_saved_other", "_saved_result", "_saved_tensors", "_saved_mat2",
+    "_saved_exponent", "_saved_dim", "_raw_saved_self", "_raw_saved_other",
+    "_raw_saved_result", "_base", "_grad", "_grad_fn", "_cdata", "_is_view", "_register_hook_dict", "_sequence_nr"})
+
+
 def private(name: str) -> bool:
     """Never reachable: a name starting with '_' (and not a readable dunder)."""
     return name.startswith("_") and name not in READABLE_DUNDERS
@@ -107,7 +117,7 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     """The error for an attribute the program may not read (or write): Python's own when
     nothing has it, `X is not supported` when PyTorch has it and autodiff does not."""
     if private(name):
-        if name.startswith("__") or name.startswith("_tg"):
+        if writing or name not in TORCH_PRIVATE_NAMES:
             return Refused(f"{_owner(obj)} has no attribute '{name}'")
         # PyTorch's own private names a tutorial reaches for (`self._modules`): outside the
         # language, and said so, rather than reading as the learner's typo
