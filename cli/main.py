@@ -116,6 +116,9 @@ def check(
 def explain(
     file: File,
     root: Root = None,
+    call: Annotated[Optional[int], typer.Option(
+        "--call", metavar="N", help="Explain only the Nth backward call (default: every "
+                                    "one, in order).")] = None,
     no_color: NoColor = False,
 ) -> None:
     """Walk through the backward pass step by step, in the order the engine runs it.
@@ -124,7 +127,7 @@ def explain(
     """
     from .explain import explain_path
 
-    raise typer.Exit(explain_path(file, root=root, no_color=no_color))
+    raise typer.Exit(explain_path(file, root=root, call=call, no_color=no_color))
 
 
 @app.command()

@@ -32,6 +32,11 @@ class Step:
     node: Any
     grad_in: np.ndarray
     grads_out: list | None
+    # what the rule read, copied as it ran (a backward without retain_graph frees it after):
+    # the inputs (arrays, numbers or None), the forward result, the recorded params
+    inputs: tuple | None = None
+    out: np.ndarray | None = None
+    params: dict | None = None
 
 
 @dataclass(eq=False)
@@ -43,6 +48,7 @@ class BackwardCall:
     create_graph: bool
     delivered: dict = field(default_factory=dict)  # id(leaf) -> gradient this call added
     steps: list[Step] = field(default_factory=list)
+    finished: bool | None = None  # False: an error stopped this pass part way
 
 
 @dataclass(eq=False)
@@ -116,6 +122,24 @@ def _array(g) -> np.ndarray:
     return np.array(g.array if type(g) is Tensor else g, copy=True)
 
 
+def _grad_array(g):
+    if type(g) is list:  # a node with several outputs: one gradient (or None) per output
+        return [None if x is None else _array(x) for x in g]
+    return _array(g)
+
+
+def _read_by_rule(node) -> tuple:
+    """(inputs, out, params) of a node as its rule is about to read them."""
+    if type(node) is AccumulateGrad:
+        return None, None, None
+    saved = node.saved
+    inputs = None
+    if isinstance(saved, (tuple, list)):
+        inputs = tuple(_array(v) if type(v) is Tensor else v for v in saved)
+    out = None if node.out is None else np.array(node.out, copy=True)
+    return inputs, out, dict(node.params) if node.params else None
+
+
 def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict) -> Observers:
     current: list[BackwardCall | None] = [None]
 
@@ -131,7 +155,7 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         if record_steps:
             outs = None if grads_out is None else [None if o is None else _array(o)
                                                    for o in grads_out]
-            call.steps.append(Step(node, _array(grad_in), outs))
+            call.steps.append(Step(node, _grad_array(grad_in), outs, *_read_by_rule(node)))
 
     def started(tensors, grad_tensors, create_graph, is_grad):
         if is_grad:  # torch.autograd.grad: watched only through its steps (ignored above)
@@ -153,6 +177,8 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         return None if gradient is None else [gradient]
 
     def finished(ok: bool) -> None:
+        if current[0] is not None:
+            current[0].finished = ok
         current[0] = None
         if ok and after_backward is not None:
             after_backward(len(trace.calls))

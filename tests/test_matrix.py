@@ -10,6 +10,8 @@ What each case must do (docs/cli.md, "Exit status"):
   diagnostic (the .err line), as `run --quiet` does;
 - otherwise `run` exits 0; `graph` exits 0, or 2 when the program builds no graph;
   `explain` and `check` exit 0, or 2 when the program never calls backward();
+- `explain` on a failing program prints the backward steps that ran, ending with a line
+  that points at the error;
 - stderr holds exactly what `run --quiet` writes there (the program's warnings and its
   diagnostic), plus the command's own line (`wrote FILE (N nodes)`, `autodiff: error: …`).
 """
@@ -170,7 +172,9 @@ def problems(sample: Path, name: str, got: Outcome, tmp: Path) -> list[str]:
 
 def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path) -> list[str]:
     """`run` prints the program's output (PyTorch's, byte for byte) before its report; a
-    view prints its drawing when it succeeds and nothing otherwise."""
+    view prints its drawing when it succeeds and nothing otherwise, except `explain` on a
+    failing program, which shows the backward steps that ran before the error."""
+    base = baseline(sample)
     golden_out = sample.with_suffix(".out").read_text()
     if name == "run":
         text = normalize_addresses(stdout)
@@ -191,6 +195,11 @@ def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path
         if normalize_addresses(document.get("output") or "") != golden_out:
             found.append("the document's output is not the program's golden output")
         return found
+    if status != 0 and name == "explain" and base.fails:
+        # the steps up to the failure, then one line pointing at the error on stderr
+        if stdout.rstrip().endswith("(its message follows on stderr)"):
+            return []
+        return [f"explain of a failing program does not end at the error:\n{stdout[-1000:]}"]
     if status != 0:
         return [] if stdout == "" else [f"output from a view that failed:\n{stdout[:1000]}"]
     try:
@@ -241,7 +250,7 @@ def _boom(*args, **kwargs):
 def test_a_crash_in_process_is_reported(monkeypatch, tmp_path: Path) -> None:
     import autodiff.cli.explain as explain
 
-    monkeypatch.setattr(explain, "explain_lines", _boom)
+    monkeypatch.setattr(explain, "explain_trace", _boom)
     sample = ROOT / "samples" / "seed_scalar_derivative.tg"
     found = problems(sample, "explain", in_process(sample, COMMANDS["explain"], tmp_path), tmp_path)
     assert found and "ValueError: an internal bug" in found[0]
@@ -252,7 +261,7 @@ def test_a_crash_in_a_process_is_reported(tmp_path: Path) -> None:
     sample = ROOT / "samples" / "seed_scalar_derivative.tg"
     code = ("import sys\nimport autodiff.cli.explain as explain\n"
             "def boom(*a, **k):\n    raise ValueError('an internal bug')\n"
-            "explain.explain_lines = boom\n"
+            "explain.explain_trace = boom\n"
             "from autodiff.cli.main import app\n"
             f"sys.argv = ['autodiff', 'explain', {str(sample)!r}]\napp()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV,
@@ -270,11 +279,13 @@ def test_a_wrong_exit_status_is_reported(tmp_path: Path) -> None:
 
 
 def test_explain_numbers_the_call_it_explains() -> None:
-    """Among several backward calls: the last one on --root, counted by position."""
+    """Among several backward calls: those on --root, counted by position."""
     from autodiff.cli.explain import explain_lines
     from autodiff.cli.source import load_source
 
     sample = str(ROOT / "samples" / "grad_accumulation.tg")  # y twice, then z twice
-    assert explain_lines(load_source(sample), "y")[0] == \
-        "backward() call 2 of 4, on y [] = tensor(14.)"
-    assert explain_lines(load_source(sample))[0].startswith("backward() call 4 of 4, on z ")
+    on_y = [line for line in explain_lines(load_source(sample), "y")
+            if line.startswith("backward() call")]
+    assert on_y == ["backward() call 1 of 4, on y [] = tensor(14.)",
+                    "backward() call 2 of 4, on y [] = tensor(14.)"]
+    assert explain_lines(load_source(sample), call=4)[0].startswith("backward() call 4 of 4, on z ")
