@@ -90,7 +90,7 @@ COMMANDS: dict[str, Command] = {
                                                                      no_color=True),
                        "backward", lambda out, t: out.startswith("backward() call ")),
     "check": Command(("check",), lambda f, o, e, t: check_path(f, out=o, err=e, no_color=True),
-                     "backward", lambda out, t: out.rstrip().endswith("leaves ok")),
+                     "backward", lambda out, t: out.rstrip().endswith(" ok")),
 }
 
 
