@@ -85,7 +85,11 @@ def graph(
                                         help="What to print when no -o is given.")] = "tree",
     output: Annotated[Optional[str], typer.Option(
         "--output", "-o", metavar="FILE",
-        help="Write to FILE: .svg/.png/.pdf (rendered by Graphviz), .dot, .mmd, .json, .txt.")] = None,
+        help="Write to FILE: .svg/.png/.pdf (rendered by Graphviz), .html (a page: click a "
+             "node to see it), .dot, .mmd, .json, .txt.")] = None,
+    show: Annotated[Optional[str], typer.Option(
+        "--show", metavar="values,grads,saved", help="Also show each node's value, its "
+                                                     "gradient, what it saved.")] = None,
     no_color: NoColor = False,
 ) -> None:
     """Draw the backward graph from a root tensor down to its leaves.
@@ -94,7 +98,8 @@ def graph(
     """
     from .graph import graph_path
 
-    raise typer.Exit(graph_path(file, root=root, fmt=format, output=output, no_color=no_color))
+    raise typer.Exit(graph_path(file, root=root, fmt=format, output=output, show=show,
+                                  no_color=no_color))
 
 
 @app.command()

@@ -229,6 +229,11 @@ def _nested(items) -> str:
     return number_text(items)
 
 
+def input_symbols(op: Op, n_inputs: int) -> list:
+    """What this op's formulas call each input (None where they do not name it)."""
+    return _symbol_names(op, n_inputs, {})
+
+
 def _symbol_names(op: Op, n_inputs: int, params: dict) -> list:
     """The name each input position goes by in this op's formulas."""
     names = [None] * n_inputs

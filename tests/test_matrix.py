@@ -11,7 +11,7 @@ What each case must do (docs/cli.md, "Exit status"):
 - otherwise `run` exits 0; `graph` exits 0, or 2 when the program builds no graph;
   `explain` and `check` exit 0, or 2 when the program never calls backward();
 - `explain` on a failing program prints the backward steps that ran, ending with a line
-  that points at the error;
+  that points at the error; `graph` draws the graph built before the error, marked so;
 - stderr holds exactly what `run --quiet` writes there (the program's warnings and its
   diagnostic), plus the command's own line (`wrote FILE (N nodes)`, `autodiff: error: …`).
 """
@@ -45,6 +45,8 @@ EXE = shutil.which("autodiff")
 HAS_DOT = shutil.which("dot") is not None
 ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
 TRACEBACK = "Traceback (most recent call last)"
+PARTIAL = "built before the program stopped with an error"
+PARTIAL_WRITTEN = f" nodes, {PARTIAL})\n"
 SVG = "{tmp}/graph.svg"  # `-o` target; {tmp} is the test's own folder
 
 # The console script runs every command on these: programs that call backward more than
@@ -164,6 +166,8 @@ def problems(sample: Path, name: str, got: Outcome, tmp: Path) -> list[str]:
     if not got.stderr.startswith(base.stderr):
         found.append(f"stderr does not start with the program's own stderr {base.stderr!r}")
     extra = got.stderr[len(base.stderr):]
+    if base.fails and "-o" in command.args and extra.endswith(PARTIAL_WRITTEN):
+        tail = "wrote "  # the graph built before the error was written
     if not (extra.startswith(tail) and extra.count("\n") == (1 if tail else 0)):
         wanted = f"one line starting {tail!r}" if tail else "nothing"
         found.append(f"stderr after the program's own: {extra!r}, expected {wanted}")
@@ -195,6 +199,11 @@ def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path
         if normalize_addresses(document.get("output") or "") != golden_out:
             found.append("the document's output is not the program's golden output")
         return found
+    if status != 0 and name.startswith("graph") and base.fails and stdout:
+        # the graph built before the error, marked so in every format
+        if PARTIAL in stdout or (name == "graph -f json" and json.loads(stdout).get("error")):
+            return []
+        return [f"a graph of a failing program not marked as partial:\n{stdout[:1000]}"]
     if status != 0 and name == "explain" and base.fails:
         # the steps up to the failure, then one line pointing at the error on stderr
         if stdout.rstrip().endswith("(its message follows on stderr)"):
