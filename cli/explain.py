@@ -79,19 +79,26 @@ def pick_calls(trace: Trace, root: str | None, call: int | None) -> list[int]:
 def explain_trace(source: LoadedSource, root: str | None = None, call: int | None = None,
                   err: TextIO | None = None) -> tuple[Trace, list[str]]:
     trace = trace_source(source, err=err, record_steps=True)
+    return trace, explain_from(trace, root, call)
+
+
+def explain_from(trace: Trace, root: str | None = None, call: int | None = None, *,
+                 jacobians: bool = True) -> list[str]:
+    """The explanation of a traced run (a finished one, or the REPL's session so far);
+    `jacobians`: rebuild J for a non-scalar output by re-running the program."""
     numbers = pick_calls(trace, root, call)
     namer = Namer(trace)
     lines: list[str] = []
     for number in numbers:
         if lines:
             lines.append("")
-        lines += _call_lines(source, trace, namer, number)
+        lines += _call_lines(trace.source, trace, namer, number, jacobians)
     if trace.error is not None:
         if lines:
             lines.append("")
         lines.append(f"the program stopped with an error at line {trace.error.line} "
                      "(its message follows on stderr)")
-    return trace, _align(lines)
+    return _align(lines)
 
 
 def explain_lines(source: LoadedSource, root: str | None = None, err: TextIO | None = None,
@@ -101,14 +108,15 @@ def explain_lines(source: LoadedSource, root: str | None = None, err: TextIO | N
     return explain_trace(source, root, call, err)[1]
 
 
-def _call_lines(source, trace: Trace, namer: Namer, number: int) -> list[str]:
+def _call_lines(source, trace: Trace, namer: Namer, number: int,
+                jacobians: bool = True) -> list[str]:
     call = trace.calls[number]
     tnames = trace.tensor_names()
     name = tnames.get(id(call.tensor))
     symbol = name or "out"  # what ∂ formulas call the output
     lines = [f"backward() call {number + 1} of {len(trace.calls)}, on {name or 'the output'} "
              f"{shape_text(call.value.shape)} = {_fmt(call.value)}"]
-    if call.finished is not False and (call.value.size != 1 or call.explicit_seed):
+    if jacobians and call.finished is not False and (call.value.size != 1 or call.explicit_seed):
         lines += _vjp_lines(source, trace, call, number, symbol)
     if call.finished is False and not call.steps:
         return lines + ["(the error stopped this call before its first step)"]

@@ -1,114 +1,232 @@
-"""`autodiff repl`: an interactive session over the same interpreter as `run`.
+"""`autodiff repl`: an interactive session on Python's own `code.InteractiveConsole`.
 
-Each accepted input is appended to the session's program, and the whole program
-is re-run with the same random seed, printing only the new output: state is then
-exactly what `autodiff run` of the session's text would give. An expression
-statement on its own prints its value as Python's REPL does (repr, nothing for
-None). Input that fails is dropped from the session.
+Our parser decides when an input is complete (a string holding a bracket is just a
+string; a block ends with an empty line), the state lives on between inputs (cli/live.py:
+nothing is replayed), readline gives history and tab completion of names and attributes,
+and a few commands open the views on the session so far: `:graph NAME`, `:explain [N]`,
+`:report [NAME]`. With standard input not a terminal there is no banner and no prompt, so
+piped input gives just the output.
 """
 
 from __future__ import annotations
 
+import code
 import io
+import os
 import sys
-from typing import Callable, TextIO
+from typing import TextIO
 
-from autodiff.parser import ast, parse
 from autodiff.parser.diagnostics import TgError
 
-from .outcome import EXIT_OK, describe, guarded
+from .live import LiveProgram, incomplete
+from .outcome import EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded
 
-VALUE = "repl_value__"  # the name an expression's value is bound to for one run
 BANNER = ("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
-          "line; Ctrl-D quits.")
+          "line; help for the commands; exit() or Ctrl-D quits.")
+HELP = """Type .tg statements (Python syntax, PyTorch's API); an expression's value is printed.
+  :graph NAME      the backward graph from the tensor NAME
+  :explain [N]     the backward calls so far, step by step (or only call N)
+  :report [NAME]   every tensor so far (or only NAME): value, grad_fn chain, gradient
+  help             this text
+  exit() quit()    leave (Ctrl-D too)
+"""
+HISTORY = os.path.join(os.path.expanduser("~"), ".autodiff_history")
+QUIT = frozenset({"exit()", "quit()"})
 
 
 class Session:
-    """The program typed so far; `submit` runs one more input and returns what to print."""
+    """The session's program; `submit` runs one complete input and returns what to print."""
 
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.printed = 0  # characters of output the accepted program already printed
-        self.warned = 0  # characters of warnings it already showed
+    def __init__(self, *, no_color: bool = True) -> None:
+        self.program = LiveProgram()
+        self.no_color = no_color
 
     def submit(self, text: str) -> tuple[str, str]:
-        """(stdout, stderr) for one input."""
-        from autodiff.interpreter import run_source
+        """(stdout, stderr) for one input (a statement, a block or a `:` command)."""
+        out, err = io.StringIO(), io.StringIO()
+        stripped = text.strip()
+        if stripped.startswith(":"):
+            self.command(stripped, out, err)
+        elif stripped == "help":
+            out.write(HELP)
+        elif stripped in ("exit", "quit"):
+            out.write(f"Use {stripped}() or Ctrl-D (i.e. EOF) to exit\n")
+        else:
+            error = self.program.run(text, out, err)
+            if error is not None:
+                err.write(describe(error, text) + "\n")
+        return out.getvalue(), err.getvalue()
 
-        offset = len(self.lines)
+    def command(self, text: str, out: TextIO, err: TextIO) -> None:
+        word, _, argument = text.partition(" ")
+        argument = argument.strip() or None
+        views = {":graph": self._graph, ":explain": self._explain, ":report": self._report}
+        if word not in views:
+            err.write(f"unknown command {word}: try :graph NAME, :explain, :report or help\n")
+            return
         try:
-            snippet = parse(text + "\n", "<stdin>")
-        except TgError as exc:
-            exc.line = max(exc.line, 1)
-            return "", describe(exc, text) + "\n"
-        body = snippet.body
-        single_expr = len(body) == 1 and isinstance(body[0], ast.ExprStmt)
-        run_text = "\n".join(self.lines + ([f"{VALUE} = ({text.strip()})"] if single_expr
-                                           else [text]))
-        out, warnings = io.StringIO(), io.StringIO()
-        result = run_source(run_text + "\n", "<stdin>", out=out, err=warnings)
-        new_output = out.getvalue()[self.printed:]
-        new_warnings = warnings.getvalue()[self.warned:]
-        if result.error is not None:
-            error = result.error
-            error.line -= offset
-            error.end_line = (error.end_line or error.line + offset) - offset
-            if single_expr and error.line == 1:  # undo the `repl_value__ = (` prefix
-                shift = len(VALUE) + 4
-                error.col = max(error.col - shift, 1)
-                error.end_col = None if error.end_col is None else max(error.end_col - shift, 2)
-            return new_output, new_warnings + describe(error, text) + "\n"
-        self.lines.extend(text.split("\n"))
-        self.printed += len(new_output)
-        self.warned += len(new_warnings)
-        if single_expr:
-            value = result.globals.get(VALUE)
-            if value is not None:
-                new_output += repr(value) + "\n"
-        return new_output, new_warnings
+            views[word](argument, out)
+        except (UsageError, ToolError) as exc:
+            err.write(f"{word}: {exc}\n")
+        except ProgramError as exc:
+            err.write(describe(exc.error, exc.source) + "\n")
+
+    def _graph(self, name: str | None, out: TextIO) -> None:
+        from .graph import build_graph, render_tree
+
+        render_tree(build_graph(self.program.trace, name), out, no_color=self.no_color)
+
+    def _explain(self, call: str | None, out: TextIO) -> None:
+        from .explain import explain_from, render_explain
+
+        if call is not None and not call.isdigit():
+            raise UsageError(f"{call}: give the number of a backward call")
+        lines = explain_from(self.program.trace, call=int(call) if call else None,
+                             jacobians=False)
+        render_explain(lines, out, no_color=self.no_color)
+
+    def _report(self, name: str | None, out: TextIO) -> None:
+        from .report import build_report, render_report
+
+        render_report(build_report(self.program.trace, [name] if name else None), out,
+                      no_color=self.no_color)
 
 
-def needs_more(lines: list[str]) -> bool:
-    """Is the input unfinished: an open block, or open brackets?"""
-    text = "\n".join(lines)
-    depth = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
-    if depth > 0:
-        return True
-    if lines[0].rstrip().endswith(":"):
-        return lines[-1].strip() != ""
-    return False
+class Console(code.InteractiveConsole):
+    """Python's console loop, with our parser judging completeness and our session running
+    each complete input."""
 
+    def __init__(self, session: Session, out: TextIO, err: TextIO, interactive: bool) -> None:
+        super().__init__(filename="<stdin>")
+        self.session, self.out, self.err, self.interactive = session, out, err, interactive
+        self.done = False
 
-def repl_loop(read: Callable[[str], str], out: TextIO, err: TextIO) -> int:
-    """Read-eval-print until end of input; `read(prompt)` raises EOFError at the end."""
-    session = Session()
-    while True:
+    def runsource(self, source: str, filename: str = "<stdin>", symbol: str = "single") -> bool:
+        """True: the input is unfinished, read another line (Python's own contract)."""
+        stripped = source.strip()
+        if stripped in QUIT:
+            self.done = True
+            return False
+        if not stripped or stripped.startswith(":") or stripped in ("help", "exit", "quit"):
+            return self._submit(source)
+        from autodiff.parser import parse
+
         try:
-            lines = [read(">>> ")]
-            while needs_more(lines):
-                lines.append(read("... "))
-        except EOFError:
-            out.write("\n")
-            return EXIT_OK
-        except KeyboardInterrupt:  # as Python's REPL: drop the input, keep the session
-            out.write("\nKeyboardInterrupt\n")
-            continue
-        text = "\n".join(lines).rstrip()
-        if not text.strip():
-            continue
-        printed, problem = session.submit(text)
-        out.write(printed)
-        err.write(problem)
-        out.flush()
+            module = parse(source + "\n", filename)
+        except TgError as error:
+            if incomplete(error) and not source.endswith("\n"):
+                return True
+            return self._submit(source)
+        # a compound statement ends with an empty line, as in Python's REPL
+        lines = source.split("\n")
+        compound = module.body and type(module.body[-1]).__name__ in (
+            "If", "While", "For", "FunctionDef", "With")
+        if compound and lines[-1].strip():
+            return True
+        return self._submit(source)
+
+    def _submit(self, source: str) -> bool:
+        if source.strip():
+            printed, problem = self.session.submit(source.rstrip("\n"))
+            self.out.write(printed)
+            self.out.flush()
+            self.err.write(problem)
+            self.err.flush()
+        return False
+
+    def raw_input(self, prompt: str = "") -> str:
+        if self.done:
+            raise EOFError
+        if self.interactive:
+            return input(prompt)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    def write(self, data: str) -> None:
+        self.err.write(data)
+
+
+class Completer:
+    """readline completion: names of the session (and builtins), then attributes of the
+    object a dotted name reaches, as far as the sandbox lets a program see them."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.matches: list[str] = []
+
+    def candidates(self, text: str) -> list[str]:
+        from autodiff.interpreter.sandbox import default_policy, private, public_names
+
+        program = self.session.program
+        if "." not in text:
+            pool = [*program.names(), *program.builtins, "help", "exit()", "quit()"]
+            return sorted({n for n in pool if n.startswith(text) and not private(n)})
+        head, _, tail = text.rpartition(".")
+        parts = head.split(".")
+        obj = program.globals.get(parts[0], program.builtins.get(parts[0]))
+        for part in parts[1:]:
+            if obj is None or private(part) or not default_policy(obj, part):
+                return []
+            obj = getattr(obj, part, None)
+        if obj is None:
+            return []
+        names = public_names(obj) or {n for n in dir(obj) if default_policy(obj, n)}
+        return sorted(f"{head}.{n}" for n in names if n.startswith(tail) and not private(n))
+
+    def complete(self, text: str, state: int) -> str | None:
+        if state == 0:
+            try:
+                self.matches = self.candidates(text)
+            except Exception:  # completion must never break the prompt
+                self.matches = []
+        return self.matches[state] if state < len(self.matches) else None
+
+
+def _readline(session: Session) -> None:
+    try:
+        import readline
+    except ImportError:
+        return
+    readline.set_completer(Completer(session).complete)
+    readline.set_completer_delims(" \t\n()[]{},:;+-*/%<>=!&|^~'\"")
+    readline.parse_and_bind("tab: complete")
+    try:
+        readline.read_history_file(HISTORY)
+    except OSError:
+        pass
+    import atexit
+
+    def save() -> None:
+        try:
+            readline.write_history_file(HISTORY)
+        except OSError:
+            pass
+
+    atexit.register(save)
 
 
 def repl_session(*, no_color: bool = False, out: TextIO | None = None,
-                 err: TextIO | None = None) -> int:
+                 err: TextIO | None = None, interactive: bool | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        import readline  # noqa: F401  (line editing and history for input())
-    except ImportError:
-        pass
-    out.write(BANNER + "\n")
-    return guarded(lambda: repl_loop(input, out, err), err)
+    if interactive is None:
+        interactive = sys.stdin.isatty()
+
+    def action() -> int:
+        session = Session(no_color=no_color)
+        if interactive:
+            _readline(session)
+        console = Console(session, out, err, interactive)
+        if not interactive:
+            sys.ps1 = sys.ps2 = ""
+        else:
+            sys.ps1, sys.ps2 = ">>> ", "... "
+        try:
+            console.interact(banner=BANNER if interactive else "", exitmsg="")
+        except SystemExit:
+            pass
+        return EXIT_OK
+
+    return guarded(action, err)
