@@ -26,6 +26,7 @@ RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 PAGE_SUFFIX = ".html"
 SHOWABLE = ("values", "grads", "saved")
 PNG_DPI = 150  # Graphviz's default 72 makes a small, blurry picture
+LABEL_ELEMENTS = 12  # a --show value with more elements is drawn as its first one and "…"
 WIDE = 10_000  # the tree's width when not drawn on a terminal: never cut a line
 
 
@@ -54,11 +55,12 @@ class GraphNode:
         """`value 4.5`, `grad 1`, `saved a = 2, b = 3`: short forms for drawings."""
         from autodiff.engine.registry import value_text
 
-        lines = [f"{key} {value_text(self.details[key + '_array'])}"
+        lines = [f"{key} {value_text(self.details[key + '_array'], LABEL_ELEMENTS)}"
                  for key in ("value", "grad") if key + "_array" in self.details]
         saved = self.details.get("saved_arrays")
         if saved:
-            lines.append("saved " + ", ".join(f"{k} = {value_text(v)}" for k, v in saved.items()))
+            lines.append("saved " + ", ".join(f"{k} = {value_text(v, LABEL_ELEMENTS)}"
+                                              for k, v in saved.items()))
         return lines
 
     def summary(self) -> str:

@@ -145,6 +145,8 @@ class Console(code.InteractiveConsole):
         return line.rstrip("\n")
 
     def write(self, data: str) -> None:
+        if data == "\n" and not self.interactive:
+            return  # the newline after EOF only ends a prompt's line; piped, there is none
         self.err.write(data)
 
 

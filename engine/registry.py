@@ -208,8 +208,9 @@ def number_text(x) -> str:
     return "0" if text == "-0" else text
 
 
-def value_text(value) -> str:
-    """A scalar, an all-equal tensor (its one value), or a short list: `2.25`, `[0.1, 1]`."""
+def value_text(value, limit: int = MAX_LISTED) -> str:
+    """A scalar, an all-equal tensor (its one value), or a list of at most `limit` elements
+    (else its first element and `…`): `2.25`, `[0.1, 1]`, `[0.5, …]`."""
     import numpy as np
 
     array = np.asarray(value)
@@ -218,7 +219,7 @@ def value_text(value) -> str:
     flat = array.reshape(-1)
     if array.ndim == 0 or np.all(flat == flat[0]):
         return number_text(flat[0])
-    if array.size > MAX_LISTED:
+    if array.size > limit:
         return f"[{number_text(flat[0])}, …]"
     return _nested(array.tolist())
 
