@@ -87,7 +87,8 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
     target = names.get(id(first.calls[-1].tensor))
 
     widen = True
-    wide = trace_source(source, err=io.StringIO(), on_create=lambda k, t: _widen(t))
+    wide = trace_source(source, err=io.StringIO(), on_create=lambda k, t: _widen(t),
+                        watch_bindings=False)
     if wide.error is not None or len(wide.calls) != n_calls:
         # widening changed what the program does (e.g. `.double()` became a no-op): check
         # in the program's own dtypes, with a step and tolerance float32 can bear
@@ -114,7 +115,8 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
             if late and n == n_calls - 1:
                 _nudge(made[k], idx, delta)
 
-        run = trace_source(source, err=io.StringIO(), on_create=created, after_backward=after)
+        run = trace_source(source, err=io.StringIO(), on_create=created, after_backward=after,
+                           watch_bindings=False)
         if run.error is not None or len(run.calls) != n_calls:
             raise ToolError(f"re-running with a perturbed leaf changed the run: "
                             f"{run.error.headline() if run.error else 'different backward calls'}")

@@ -220,7 +220,8 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: st
     for i in range(y.size):
         e = np.zeros(y.size, dtype=y.dtype)
         e[i] = 1
-        run = trace_source(source, err=io.StringIO(), seeds={number: e.reshape(y.shape)})
+        run = trace_source(source, err=io.StringIO(), seeds={number: e.reshape(y.shape)},
+                           watch_bindings=False)
         if len(run.calls) <= number or run.calls[number].finished is False:
             return ["(J could not be rebuilt: the program runs differently)"]
         for k, t in enumerate(run.created):

@@ -99,6 +99,7 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
 def build_graph(trace: Trace, root: str | None = None, show: frozenset = frozenset()) -> Graph:
     tensor = pick_root(trace, root)
     namer = Namer(trace)
+    node_lines = trace.node_lines()
     start = tensor.grad_fn if tensor.grad_fn is not None else accumulate_node(tensor)
     if start is None:  # a view of a leaf taken under no_grad: it has no node at all
         raise UsageError("the chosen tensor is a view taken under no_grad: it has no graph")
@@ -115,8 +116,9 @@ def build_graph(trace: Trace, root: str | None = None, show: frozenset = frozens
         leaf = type(node) is AccumulateGrad
         if leaf:
             shape, dtype = list(node.variable.shape), dtype_text(node.variable.dtype)
+        line = trace.line_of(name) if leaf else node_lines.get(id(node), trace.line_of(name))
         g = GraphNode(f"n{len(order)}", "AccumulateGrad" if leaf else node.name(), name,
-                      trace.line_of(name), shape, dtype, leaf)
+                      line, shape, dtype, leaf)
         ids[id(node)] = g
         nodes[id(node)] = node
         order.append(g)

@@ -60,6 +60,8 @@ class Trace:
     calls: list[BackwardCall]
     error: TgError | None
     output: str = ""
+    bindings: list = field(default_factory=list)  # every tensor binding (cli/bindings.py)
+    kept: dict = field(default_factory=dict)  # (name, line) -> the last tensor bound there
 
     def tensors(self) -> dict[str, Tensor]:
         """Top-level names bound to tensors, in order of first assignment."""
@@ -77,23 +79,83 @@ class Trace:
         for name, t in self.tensors().items():
             if t.grad_fn is not None:
                 names.setdefault(id(t.grad_fn), name)
+        for binding in self.bindings:  # earlier bindings of a rebound name
+            node = binding.node() if binding.node is not None else None
+            if node is not None:
+                names.setdefault(id(node), binding.name)
         return names
 
+    def node_lines(self) -> dict[int, int]:
+        """id(grad_fn node) -> the line of the binding that made it."""
+        lines: dict[int, int] = {}
+        for binding in self.bindings:
+            node = binding.node() if binding.node is not None else None
+            if node is not None:
+                lines[id(node)] = binding.line
+        return lines
+
     def line_of(self, name: str | None) -> int | None:
-        return self.assigned_lines.get(name) if name else None
+        """The line of the binding `name` holds now (its first assignment when unknown)."""
+        if not name:
+            return None
+        current = self.globals.get(name)
+        for binding in reversed(self.bindings):
+            if binding.name == name and binding.tensor() is current:
+                return binding.line
+        return self.assigned_lines.get(name)
+
+    def earlier_bindings(self) -> list:
+        """Bindings a name no longer holds whose node is still part of the graph of a tensor
+        the program holds; of several made by one line (a loop), the last one, with how many
+        it stands for: [(binding, tensor, count, line that rebound it)]."""
+        held = {id(t) for t in self.tensors().values()}
+        reachable = _graph_nodes([t.grad_fn for t in self.tensors().values()
+                                  if t.grad_fn is not None])
+        counts: dict = {}
+        later: dict = {}
+        for i, binding in enumerate(self.bindings):
+            node = binding.node() if binding.node is not None else None
+            tensor = binding.tensor()
+            if node is None or id(node) not in reachable or (
+                    tensor is not None and id(tensor) in held):
+                continue
+            key = (binding.name, binding.line)
+            counts[key] = counts.get(key, 0) + 1
+            later[key] = next((b.line for b in self.bindings[i + 1:] if b.name == binding.name),
+                              None)
+        found = []
+        for key, count in counts.items():
+            t = self.kept.get(key)
+            if t is not None and id(t) not in held and t.grad_fn is not None and \
+                    id(t.grad_fn) in reachable:
+                binding = next(b for b in reversed(self.bindings) if (b.name, b.line) == key)
+                found.append((binding, t, count, later[key]))
+        return found
 
     def raise_error(self) -> None:
         if self.error is not None:
             raise ProgramError(self.error, self.source.text)
 
 
+def _graph_nodes(starts) -> set:
+    seen, stack = set(), list(starts)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(c for c, _ in node.next_functions if c is not None)
+    return seen
+
+
 def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO | None = None,
-                 record_steps: bool = False,
+                 record_steps: bool = False, watch_bindings: bool = True,
                  on_create: Callable[[int, Tensor], None] | None = None,
                  after_backward: Callable[[int], None] | None = None,
                  seeds: dict[int, np.ndarray] | None = None) -> Trace:
     """Run `source`, printing to `out` (captured into Trace.output when None); the program's
-    warnings go to `err` (stderr when None). Views that re-run a program pass a throwaway
+    warnings go to `err` (stderr when None). With `watch_bindings`, every tensor bound to a
+    top-level name is noted with its line (Trace.bindings). Views that re-run a program pass a throwaway
     `err` for the re-runs, so each warning is shown once. Every run starts from a fresh
     session, so re-runs draw the same random numbers."""
     from autodiff.interpreter import run_source
@@ -109,7 +171,15 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO
 
     session = current().for_run()
     session.observers = _observers(trace, created, record_steps, after_backward, seeds or {})
-    result = run_source(source.text, source.filename, out=stream, err=err, session=session)
+    if watch_bindings:
+        from .bindings import run_watched
+
+        result, log = run_watched(source.text, source.filename, out=stream, err=err,
+                                  session=session)
+        if log is not None:
+            trace.bindings, trace.kept = log.log, log.kept
+    else:
+        result = run_source(source.text, source.filename, out=stream, err=err, session=session)
     trace.globals = result.globals
     trace.assigned_lines = result.assigned_lines
     trace.error = result.error
