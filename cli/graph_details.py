@@ -19,8 +19,10 @@ def add_details(trace: Trace, ids: dict, nodes: dict, show: frozenset) -> None:
 
     from .names import grad_of
 
-    made_by: dict[int, Tensor] = {}  # a node's value is known from a tensor still held, or
-    for t in [*trace.tensors().values(), *trace.kept.values(), *trace.created]:  # or saved
+    # a node's value: from a tensor still held (a name, an earlier binding), else the result
+    # the node saved
+    made_by: dict[int, Tensor] = {}
+    for t in [*trace.tensors().values(), *trace.kept.values(), *trace.created]:
         if t.grad_fn is not None:
             made_by.setdefault(id(t.grad_fn), t)
     steps: dict[int, object] = {}
