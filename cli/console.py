@@ -1,11 +1,11 @@
-"""Rich consoles for the views: colour on a terminal, plain text when piped or asked.
+"""Rich consoles for the views: Rich decides colour (on a terminal, unless NO_COLOR is set
+to a non-empty value, the convention); `--no-color` forces it off.
 
 Imported only by commands that draw with Rich, so `autodiff run --quiet` never loads it.
 """
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from rich.console import Console
@@ -19,7 +19,12 @@ THEME = Theme({
 
 
 def make_console(out: TextIO, *, no_color: bool = False) -> Console:
-    """A console on `out`; NO_COLOR (any value) or `no_color` turns colour off."""
-    plain = no_color or "NO_COLOR" in os.environ
-    return Console(file=out, theme=THEME, no_color=plain, color_system=None if plain else "auto",
+    """A console on `out`; `no_color` turns colour and styles off, else Rich decides."""
+    return Console(file=out, theme=THEME, no_color=True if no_color else None,
+                   color_system=None if no_color else "auto",
                    highlight=False, soft_wrap=True, emoji=False)
+
+
+def draws_in_colour(console: Console) -> bool:
+    """Whether `console` will style its output (Rich's own terminal and NO_COLOR checks)."""
+    return console.color_system is not None and not console.no_color

@@ -407,17 +407,17 @@ def json_summary(suite: Suite) -> dict[str, Any]:
 
 def _print_failures(suite: Suite, out: TextIO, no_color: bool) -> None:
     failures = [r for r in suite.results if r.status == FAILED]
-    colour = (failures and not no_color and "NO_COLOR" not in os.environ
-              and getattr(out, "isatty", lambda: False)())
-    if not colour:
-        for r in failures:
-            out.write(f"FAILED {r.program}: {r.reason}\n{r.diff}")
+    if not failures:
         return
     from rich.text import Text
 
-    from .console import make_console
+    from .console import draws_in_colour, make_console
 
-    console = make_console(out)
+    console = make_console(out, no_color=no_color)
+    if not draws_in_colour(console):  # raw: Rich would expand the tabs of a diff
+        for r in failures:
+            out.write(f"FAILED {r.program}: {r.reason}\n{r.diff}")
+        return
     styles = {"+": "green", "-": "red", "@": "cyan", "\\": "dim"}
     for r in failures:
         console.print(Text.assemble(("FAILED", "fail"), f" {r.program}: {r.reason}"))

@@ -22,8 +22,8 @@ app = typer.Typer(
 
 File = Annotated[str, typer.Argument(help="The .tg program; '-' reads standard input.",
                                      metavar="FILE")]
-NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour "
-                                       "(also when NO_COLOR is set or output is piped).")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (also when "
+                                       "NO_COLOR is non-empty or output is not a terminal).")]
 MaxMemory = Annotated[Optional[str], typer.Option(
     "--max-memory", metavar="SIZE", help="Largest tensor a program may create, e.g. 512M or "
                                          "2G (default: a quarter of this machine's memory).")]

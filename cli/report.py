@@ -1,6 +1,6 @@
 """`autodiff run`'s report: one entry per top-level tensor, as Rich text or versioned JSON.
 
-`build_report(trace)` makes plain dicts (the JSON document, schema in cli/schema.py);
+`build_report(trace)` makes plain dicts (the JSON document, schema in docs/schemas/);
 `render_report` draws them with Rich. The JSON carries the program's output instead
 of printing it, so stdout holds exactly one JSON document.
 """

@@ -77,3 +77,34 @@ def fma64(a, b, c) -> np.ndarray:
     plain = a * b + c
     # infinities and NaNs break the error terms; there the plain result is the answer
     return np.where(np.isfinite(exact) & np.isfinite(plain), exact, plain)
+
+
+_MIDPOINT_BITS, _MIDPOINT = np.int64(0x1FFFFFFF), np.int64(0x10000000)
+_SMALLEST_NORMAL32 = 2.0 ** -126  # below it float32 rounding is not double's
+
+
+def fma_wide(a, b, c):
+    """a·b + c, to be rounded once to c's dtype by whoever stores it: for float32, the double
+    sum (the product of two float32s is exact in a double) whenever rounding it again is the
+    one rounding, else the exact float32 result."""
+    if c.dtype != np.float32:
+        return fma64(a, b, c)
+    total = np.multiply(a, b, dtype=np.float64)
+    total += c
+    # rounding the double sum again is exact unless it lies halfway between two float32s
+    # (or among the subnormals): then take the slow, always exact path
+    if np.count_nonzero((total.view(np.int64) & _MIDPOINT_BITS) == _MIDPOINT) or \
+            np.count_nonzero(np.abs(total) < _SMALLEST_NORMAL32):
+        return fma32(a, b, c)
+    return total
+
+
+def fma(a, b, c, out=None):
+    """a·b + c rounded once to c's dtype (a, c arrays; b an array or a number of that dtype),
+    as torch's CPU kernels compute `add_(alpha=)`, `addcmul_` and `lerp_`; written into `out`
+    when given (which may be `c` itself)."""
+    result = fma_wide(a, b, c)
+    if out is None:
+        return np.asarray(result, dtype=c.dtype)
+    np.copyto(out, result, casting="same_kind")
+    return out

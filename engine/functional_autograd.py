@@ -104,6 +104,14 @@ def _validate_v(v, other, is_other_tuple: bool) -> None:
                                f"{a.shape}.")
 
 
+def _outputs_of(func, inputs, fn_name, strict):
+    """Call the user's function; its outputs as a tuple (and whether it returned one)."""
+    is_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                  fn_name)
+    _check_requires_grad(outputs, strict)
+    return is_tuple, outputs
+
+
 def _inputs_and_v(inputs, v, create_graph, fn_name, v_of_output: bool):
     is_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
     inputs = _prepare(inputs, create_graph, True)
@@ -125,9 +133,7 @@ def _outer_mode(create_graph: bool):
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "vjp", True)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
-                                              "function", "vjp")
-        _check_requires_grad(outputs, strict)
+        is_outputs_tuple, outputs = _outputs_of(func, inputs, "vjp", strict)
         if v is not None:
             _validate_v(v, outputs, is_outputs_tuple)
         elif len(outputs) != 1 or outputs[0].array.size != 1:
@@ -142,9 +148,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "jvp", False)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
-                                              "function", "jvp")
-        _check_requires_grad(outputs, strict)
+        is_outputs_tuple, outputs = _outputs_of(func, inputs, "jvp", strict)
         seeds = tuple(Tensor._wrap(np.zeros_like(np.asarray(o.array)), requires_grad=True)
                       for o in outputs)
         grad_inputs = _grad(outputs, inputs, seeds, create_graph=True)
@@ -164,9 +168,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, True)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
-                                              "function", "jacobian")
-        _check_requires_grad(outputs, strict)
+        is_outputs_tuple, outputs = _outputs_of(func, inputs, "jacobian", strict)
         rows = []
         for i, out in enumerate(outputs):
             columns = [[] for _ in inputs]
@@ -221,9 +223,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def _second_order(func, inputs, v, create_graph, strict, fn_name, trick: bool):
     with enable_grad():
         is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, fn_name, False)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
-                                              "function", fn_name)
-        _check_requires_grad(outputs, strict)
+        is_outputs_tuple, outputs = _outputs_of(func, inputs, fn_name, strict)
         if is_outputs_tuple:
             raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
         if outputs[0].array.size != 1:

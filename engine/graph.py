@@ -149,14 +149,7 @@ def record(op, out_data, inputs, params=None):
                 _attach_node(out, op, inputs, params, cls, Node)
                 break
     if op.views:
-        if type(out_data) is np.ndarray and not out_data.shape:
-            out.array = out_data  # a 0-d view stays a view of its base's storage (writable)
-        share_storage(out, inputs[0])
-        # torch: a view made under no_grad still says requires_grad (as a leaf), but a
-        # backward through it accumulates nowhere
-        if not session.grad_enabled and inputs[0].requires_grad:
-            out.requires_grad = True
-            out._accumulator = NO_ACCUMULATOR
+        _made_view(out, out_data, inputs[0], session.grad_enabled)
     return out
 
 
@@ -175,13 +168,19 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
             t.requires_grad = True
     if op.views:
         for t, a in zip(outs, arrays):
-            if type(a) is np.ndarray and not a.shape:
-                t.array = a  # a 0-d view stays a view of its base's storage (writable)
-            share_storage(t, inputs[0])
-            if not session.grad_enabled and inputs[0].requires_grad:
-                t.requires_grad = True
-                t._accumulator = NO_ACCUMULATOR
+            _made_view(t, a, inputs[0], session.grad_enabled)
     return outs
+
+
+def _made_view(view, data, base, grad_enabled: bool) -> None:
+    if type(data) is np.ndarray and not data.shape:
+        view.array = data  # a 0-d view stays a view of its base's storage (writable)
+    share_storage(view, base)
+    # torch: a view made under no_grad still says requires_grad (as a leaf), but a
+    # backward through it accumulates nowhere
+    if not grad_enabled and base.requires_grad:
+        view.requires_grad = True
+        view._accumulator = NO_ACCUMULATOR
 
 
 def _attach_node(out, op, inputs, params, cls, node_class) -> None:
@@ -442,16 +441,8 @@ def _check_versions(node) -> None:
                 for j in r}
     for j in used:
         value = node.saved[j]
-        now = getattr(value, "_version", None)  # Python numbers have no version
-        expected = node.versions[j] if node.versions is not None else 0
-        if now is not None and now != expected:
-            # torch names what produces the tensor now (e.g. the in-place op that changed it)
-            producer = value.grad_fn
-            if producer is None:
-                where = "which is a leaf Variable" if value.requires_grad else "which is a Tensor"
-            else:
-                where = "which is output 0 of " + short_name(producer.name())
-            _raise_modified(value.array, where, now, expected)
+        if hasattr(value, "_version"):  # Python numbers have no version
+            check_saved_version(value, node.versions[j] if node.versions is not None else 0)
 
 
 def short_name(name: str) -> str:
@@ -474,6 +465,7 @@ def check_saved_version(tensor, expected: int) -> None:
     place since."""
     now = tensor._version
     if now != expected:
+        # torch names what produces the tensor now (e.g. the in-place op that changed it)
         producer = tensor.grad_fn
         if producer is None:
             where = "which is a leaf Variable" if tensor.requires_grad else "which is a Tensor"

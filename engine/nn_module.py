@@ -247,6 +247,7 @@ class Module:
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True):
+        # generator functions, not expressions: print() shows `Module.parameters` as torch's
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 

@@ -72,6 +72,12 @@ def binary(a, b, floating: bool = False):
     return cast(a, dt), cast(b, dt), dt
 
 
+def c_order(out):
+    """`out` laid out as torch lays out a new result of a reduction or softmax: contiguous
+    (NumPy's follow the input's memory order; the layout decides what a reshape records)."""
+    return out if out.flags.c_contiguous else out.copy(order="C")
+
+
 def finish(out, dt):
     return out if out.dtype == dt else out.astype(dt)
 

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .graph import record
-from .operands import dims, floating
+from .operands import c_order, dims, floating
 from .ops_arith import sub
 from .ops_inplace import inplace as write_in_place
 from .ops_inplace import unary_inplace
@@ -155,7 +155,8 @@ def _softmax_dim(dim, ndim, name):
 def softmax(a, dim=None, dtype=None):
     x = floating(a) if dtype is None else a.array.astype(dtype.np)
     d = _softmax_dim(dim, x.ndim, "softmax")
-    return record(SOFTMAX, _softmax_array(x, d), (a,), {"dim": d})
+    # torch's kernel works on a contiguous copy and returns a contiguous result
+    return record(SOFTMAX, c_order(_softmax_array(x, d)), (a,), {"dim": d})
 
 
 @exposes(LOG_SOFTMAX, functions=("log_softmax",), methods=("log_softmax",), nn=("log_softmax",))
@@ -164,7 +165,7 @@ def log_softmax(a, dim=None, dtype=None):
     d = _softmax_dim(dim, x.ndim, "log_softmax")
     shifted = x - np.max(x, axis=d, keepdims=True)
     out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
-    return record(LOG_SOFTMAX, out, (a,), {"dim": d})
+    return record(LOG_SOFTMAX, c_order(out), (a,), {"dim": d})
 
 
 # === more activations ==============================================================================

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fma import fma
 from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, finish, floating, result_dtype
 from .registry import Check, Family, any_, away_from_zero, positive
@@ -27,13 +28,27 @@ ADD = op("AddBackward0", lambda F, g, out, a, b, alpha=1: g,
 
 @exposes(ADD, functions=("add",), methods=("add", "__add__", "__radd__"))
 def add(a, b, alpha=1):
+    if alpha != 1:
+        return _add_scaled(ADD, a, b, alpha, 1)
+    try:  # (the common case inline: `+` is the hottest op of most programs)
+        x, y, dt = binary(a, b)
+    except NotAnOperand:
+        return NotImplemented
+    return record(ADD, finish(x + y, dt), (a, b))
+
+
+def _add_scaled(entry, a, b, alpha, sign: int):
+    """a + sign·alpha·b, one rounding for floats: torch's kernel is a fused multiply-add."""
     try:
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    if alpha != 1:
-        y = y * alpha
-    return record(ADD, finish(x + y, dt), (a, b), None if alpha == 1 else {"alpha": alpha})
+    if dt.kind == "f":
+        y, x = np.broadcast_arrays(np.asarray(y, dt), x)
+        out = fma(y, dt.type(sign * alpha), x)
+    else:
+        out = x + y * (sign * alpha)
+    return record(entry, finish(out, dt), (a, b), {"alpha": alpha})
 
 
 SUB = op("SubBackward0", lambda F, g, out, a, b, alpha=1: g,
@@ -50,13 +65,13 @@ RSUB = op("RsubBackward1", lambda F, g, out, a, alpha=1: -g,
 def sub(a, b, alpha=1):
     if type(a) in NUMBERS:
         return rsub(b, a, alpha)
+    if alpha != 1:
+        return _add_scaled(SUB, a, b, alpha, -1)
     try:
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    if alpha != 1:
-        y = y * alpha
-    return record(SUB, finish(x - y, dt), (a, b), None if alpha == 1 else {"alpha": alpha})
+    return record(SUB, finish(x - y, dt), (a, b))
 
 
 @exposes(RSUB, methods=("__rsub__",))
@@ -342,44 +357,27 @@ def _integer_divisor_check(y, dt):
         raise RuntimeError("ZeroDivisionError")
 
 
-@exposes(functions=("floor_divide",), methods=("floor_divide", "__floordiv__"))
-def floor_divide(a, b):
-    try:
-        x, y, dt = binary(a, b)
-    except NotAnOperand:
-        return NotImplemented
-    _integer_divisor_check(y, dt)
-    return type(a)._wrap(finish(np.floor_divide(x, y), dt))
+def _integer_division(ufunc, reflected: bool):
+    """floor_divide and remainder (no grad_fn of their own here); `reflected` for the
+    operator's right-hand form (`2 // t`). An integer divisor of 0 fails as in torch."""
+    def forward(a, b):
+        try:
+            x, y, dt = binary(a, b)
+        except NotAnOperand:
+            return NotImplemented
+        if reflected:
+            x, y = y, x
+        _integer_divisor_check(y, dt)
+        return type(a)._wrap(finish(ufunc(x, y), dt))
+    return forward
 
 
-@exposes(methods=("__rfloordiv__",))
-def rfloordiv(a, number):
-    try:
-        x, y, dt = binary(a, number)
-    except NotAnOperand:
-        return NotImplemented
-    _integer_divisor_check(x, dt)
-    return type(a)._wrap(finish(np.floor_divide(y, x), dt))
-
-
-@exposes(functions=("remainder",), methods=("remainder", "__mod__"))
-def remainder(a, b):
-    try:
-        x, y, dt = binary(a, b)
-    except NotAnOperand:
-        return NotImplemented
-    _integer_divisor_check(y, dt)
-    return type(a)._wrap(finish(np.mod(x, y), dt))
-
-
-@exposes(methods=("__rmod__",))
-def rmod(a, number):
-    try:
-        x, y, dt = binary(a, number)
-    except NotAnOperand:
-        return NotImplemented
-    _integer_divisor_check(x, dt)
-    return type(a)._wrap(finish(np.mod(y, x), dt))
+floor_divide = exposes(functions=("floor_divide",), methods=("floor_divide", "__floordiv__"))(
+    _integer_division(np.floor_divide, reflected=False))
+rfloordiv = exposes(methods=("__rfloordiv__",))(_integer_division(np.floor_divide, reflected=True))
+remainder = exposes(functions=("remainder",), methods=("remainder", "__mod__"))(
+    _integer_division(np.mod, reflected=False))
+rmod = exposes(methods=("__rmod__",))(_integer_division(np.mod, reflected=True))
 
 
 # --- words with no op of their own --------------------------------------------------------------

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from .graph import NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
-from .operands import NotAnOperand, binary, sum_to, type_word
+from .operands import NotAnOperand, binary, type_word
 from .ops_shape import expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
@@ -148,6 +148,18 @@ def rebase_view(view) -> None:
     view.grad_fn = Node(AS_STRIDED, ((node, 0),), None, None,
                         {"region": region, "shape": base.array.shape},
                         ((base.array.shape, base.array.dtype),))
+
+
+def recorded_write(a, entry, inputs, params=None):
+    """After a write into `a`'s storage: bump its version and, when autograd watches any of
+    `inputs` (a first; numbers among them), make `entry` a's new history."""
+    a._bump_version()
+    if current().grad_enabled and (a.requires_grad or len(inputs) > 1 and any(
+            getattr(t, "requires_grad", False) for t in inputs[1:])):
+        a.grad_fn = record(entry, a.array, inputs, params).grad_fn
+        a.requires_grad = True
+        after_write(a)
+    return a
 
 
 def after_write(a) -> None:
@@ -289,11 +301,7 @@ def fill_(a, value, entry=FILL):
                                f"{value.array.ndim} dimensions.")
         return _write_whole(a, value, FILL_TENSOR)
     a.storage()[...] = value
-    a._bump_version()
-    if current().grad_enabled and a.requires_grad:
-        a.grad_fn = record(entry, a.array, (a,)).grad_fn
-        after_write(a)
-    return a
+    return recorded_write(a, entry, (a,))
 
 
 @exposes(ZERO, methods=("zero_",))
@@ -316,13 +324,7 @@ def _write_whole(a, value, entry):
         raise RuntimeError(f"The size of tensor a ({a.array.shape[-1] if a.array.ndim else 1}) "
                            f"must match the size of tensor b ({np.shape(source)[-1]}) at "
                            "non-singleton dimension 0") from None
-    a._bump_version()
-    if current().grad_enabled and (a.requires_grad or (type(value) not in NUMBERS
-                                                       and value.requires_grad)):
-        a.grad_fn = record(entry, a.array, (a, value)).grad_fn
-        a.requires_grad = True
-        after_write(a)
-    return a
+    return recorded_write(a, entry, (a, value))
 
 
 # === indexed writes =================================================================================
@@ -407,11 +409,7 @@ def setitem(a, key, value):
     except (IndexError, ValueError) as exc:
         message = str(exc).replace("axis", "dimension")
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(message) from None
-    a._bump_version()
-    if current().grad_enabled and (a.requires_grad or (not number and value.requires_grad)):
-        a.grad_fn = record(INDEX_PUT_INPLACE, a.array, (a, value), {"key": key}).grad_fn
-        a.requires_grad = True
-        after_write(a)
+    recorded_write(a, INDEX_PUT_INPLACE, (a, value), {"key": key})
 
 
 def _write_through_view(a, key, value, number):

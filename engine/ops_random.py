@@ -18,7 +18,7 @@ from . import random_args as parse
 from .graph import record
 from .operands import check_broadcast, is_tensor
 from .ops_arith import mul
-from .ops_inplace import after_write, check_inplace
+from .ops_inplace import check_inplace, recorded_write
 from .ops_inplace import inplace as write_in_place
 from .ops_shape import expand
 from .random import Generator
@@ -141,11 +141,7 @@ def _fill_(t, draw, entry):
     order = sorted(range(target.ndim), key=lambda d: -abs(target.strides[d]))
     walk = target.transpose(order)
     walk[...] = draw(target.size, target.flags.c_contiguous, order).reshape(walk.shape)
-    t._bump_version()
-    if current().grad_enabled and t.requires_grad:
-        t.grad_fn = record(entry, t.array, (t,)).grad_fn
-        after_write(t)
-    return t
+    return recorded_write(t, entry, (t,))
 
 
 @exposes(UNIFORM, methods=("uniform_",))

@@ -7,7 +7,8 @@ import builtins
 import numpy as np
 
 from .graph import NUMBERS, record
-from .operands import NotAnOperand, binary, dims, finish, floating, reduce_dims, type_word
+from .operands import (NotAnOperand, binary, c_order, dims, finish, floating, reduce_dims,
+                       type_word)
 from .printing import format_return_type
 from .registry import Check, Family, any_, away_from_zero
 
@@ -44,17 +45,23 @@ SUM_DIM = op("SumBackward1",
              formulas=("∂(Σ_d a)/∂a = 1: g expanded",), check=Check(lambda a: a.sum(dim=1), (any_(2, 3),)))
 
 
-@exposes(SUM_ALL, SUM_DIM, functions=("sum",), methods=("sum",))
-def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
-    dim = dim if axis is None else axis  # numpy's name, which torch takes too
+def _accumulating(a, dim, dtype, axis):
+    """sum and prod: the array, the dims (numpy's `axis` is torch's too) and the result
+    dtype (integers and bools accumulate in int64, as torch's do)."""
     x = a.array
     out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
     if dtype is not None:
         out_dt = dtype.np
+    return x, (dim if axis is None else axis), out_dt
+
+
+@exposes(SUM_ALL, SUM_DIM, functions=("sum",), methods=("sum",))
+def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
+    x, dim, out_dt = _accumulating(a, dim, dtype, axis)
     if dim is None:
         return record(SUM_ALL, np.sum(x, dtype=out_dt), (a,), {"shape": x.shape})
     chosen = reduce_dims(dim, x.ndim)
-    out = np.sum(x, axis=chosen, keepdims=keepdim, dtype=out_dt)
+    out = c_order(np.sum(x, axis=chosen, keepdims=keepdim, dtype=out_dt))
     return record(SUM_DIM, out, (a,), {"shape": x.shape, "dims": chosen, "keepdim": keepdim})
 
 
@@ -93,7 +100,7 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
         return record(MEAN_ALL, np.add.reduce(x, axis=None, dtype=x.dtype) / x.size, (a,),
                       {"shape": x.shape})
     chosen = reduce_dims(dim, x.ndim)
-    out = np.mean(x, axis=chosen, keepdims=keepdim, dtype=x.dtype)
+    out = c_order(np.mean(x, axis=chosen, keepdims=keepdim, dtype=x.dtype))
     return record(MEAN_DIM, out, (a,), {"shape": x.shape, "dims": chosen, "keepdim": keepdim})
 
 
@@ -179,15 +186,11 @@ PROD_DIM = op("ProdBackward1", _prod_vjp, saves="io",
 
 @exposes(PROD_ALL, PROD_DIM, functions=("prod",), methods=("prod",))
 def prod(a, dim=None, keepdim=False, dtype=None, axis=None):
-    dim = dim if axis is None else axis  # numpy's name, which torch takes too
-    x = a.array
-    out_dt = np.int64 if x.dtype.kind in "biu" else x.dtype
-    if dtype is not None:
-        out_dt = dtype.np
+    x, dim, out_dt = _accumulating(a, dim, dtype, axis)
     if dim is None:
         return record(PROD_ALL, np.prod(x, dtype=out_dt), (a,))
     chosen = reduce_dims(dim, x.ndim)
-    out = np.prod(x, axis=chosen, keepdims=keepdim, dtype=out_dt)
+    out = c_order(np.prod(x, axis=chosen, keepdims=keepdim, dtype=out_dt))
     return record(PROD_DIM, out, (a,), {"dims_": chosen, "keepdim": keepdim})
 
 
@@ -215,7 +218,7 @@ def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
                            f"input. Got {type_word(a.array.dtype)}")
     x = floating(a)
     chosen = None if dim is None else reduce_dims(dim, x.ndim)
-    out = np.sqrt(np.sum(x * x, axis=chosen, keepdims=keepdim))
+    out = c_order(np.sqrt(np.sum(x * x, axis=chosen, keepdims=keepdim)))
     return record(NORM, out.astype(x.dtype, copy=False), (a,), {"dims_": chosen, "keepdim": keepdim})
 
 
@@ -295,8 +298,8 @@ def _extreme(kind, a, dim, keepdim):
         result = record(MAX_DIM if kind == "max" else MIN_DIM, x, (a,),
                         {"dim": 0, "keepdim": keepdim, "indices": np.zeros((), np.int64)})
         return ReturnType(kind, result, type(a)._wrap(np.zeros((), np.int64)))
-    idx = np.argmax(x, axis=d) if kind == "max" else np.argmin(x, axis=d)
-    values = np.take_along_axis(x, np.expand_dims(idx, d), axis=d)
+    idx = c_order(np.argmax(x, axis=d) if kind == "max" else np.argmin(x, axis=d))
+    values = c_order(np.take_along_axis(x, np.expand_dims(idx, d), axis=d))
     if not keepdim:
         values = np.squeeze(values, d)
         idx_out = idx

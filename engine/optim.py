@@ -15,41 +15,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from .fma import fma32, fma64
+from .fma import fma, fma_wide
 from .parameter import type_name, zero_grad_of
 from .session import enable_grad
 from .tensor import Tensor
-
-_MIDPOINT_BITS, _MIDPOINT = np.int64(0x1FFFFFFF), np.int64(0x10000000)
-_SMALLEST_NORMAL32 = 2.0 ** -126
-
-
-def _fused(a, b, c):
-    """a·b + c, to be rounded once to c's dtype by whoever stores it: for float32, the double
-    sum (the product of two float32s is exact in a double) whenever rounding it again is the
-    one rounding, else the exact float32 result."""
-    if c.dtype != np.float32:
-        return fma64(a, b, c)
-    total = np.multiply(a, b, dtype=np.float64)
-    total += c
-    # rounding the double sum again is exact unless it lies halfway between two float32s
-    # (or among the subnormals): then take the slow, always exact path
-    if np.count_nonzero((total.view(np.int64) & _MIDPOINT_BITS) == _MIDPOINT) or \
-            np.count_nonzero(np.abs(total) < _SMALLEST_NORMAL32):
-        return fma32(a, b, c)
-    return total
-
-
-def fma(a, b, c, out=None):
-    """a·b + c rounded once to c's dtype (a, c arrays; b an array or a number of that dtype),
-    as torch's CPU kernels compute `add_(alpha=)`, `addcmul_` and `lerp_`; written into `out`
-    when given (which may be `c` itself)."""
-    result = _fused(a, b, c)
-    if out is None:
-        return np.asarray(result, dtype=c.dtype)
-    np.copyto(out, result, casting="same_kind")
-    return out
-
 
 def _scalar(value, like: np.ndarray):
     """A Python-float hyperparameter as torch's kernel sees it: in the tensor's dtype."""
@@ -70,7 +39,7 @@ def _add_scaled(params: list, directions: list, alpha: float) -> None:
     if len(targets) > 1 and all([x.dtype == dtype for x in targets]):
         flat = np.concatenate([x.reshape(-1) for x in targets])
         step = np.concatenate([d.reshape(-1) for d in directions])
-        updated = _fused(step, _scalar(alpha, flat), flat)
+        updated = fma_wide(step, _scalar(alpha, flat), flat)
         start = 0
         for p, x in zip(params, targets):
             end = start + x.size

@@ -78,7 +78,8 @@ class Session:
             self.deadline = time.monotonic() + self.timeout
         token = _current.set(self)
         try:
-            yield self
+            with np.errstate(all="ignore"):  # torch makes inf/nan silently (NumPy 2: per context)
+                yield self
         finally:
             _current.reset(token)
 

@@ -17,13 +17,21 @@ from .expressions import Context
 from .runtime import MathNamespace, Runtime, make_builtins
 from .sandbox import AttributePolicy, default_policy, permissive_policy
 from .statements import compile_block
-from .deadline import Deadline, ProgramStopped
+from .deadline import Deadline, DeadlinePassed, ProgramStopped, node_of, timeout_message
 from .warnings_hook import ProgramWarnings
 
 __all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules",
            "MathNamespace", "default_policy", "permissive_policy", "TgError"]
 
-_RECURSION_LIMIT = 40_000  # room for MAX_CALL_DEPTH nested .tg calls of a few frames each
+# A .tg call runs as a few nested Python calls of the compiled closures, so MAX_CALL_DEPTH
+# program calls need far more than Python's default 1,000 frames. The limit is one per
+# process and changing it while another thread compiles Python code makes CPython 3.11's
+# compile() fail ("AST constructor recursion depth mismatch"), so it is raised once, when
+# the interpreter is first imported, and never lowered (tests/test_interpreter.py runs
+# programs in eight threads at once).
+_RECURSION_LIMIT = 40_000
+if sys.getrecursionlimit() < _RECURSION_LIMIT:
+    sys.setrecursionlimit(_RECURSION_LIMIT)
 
 
 class RunResult:
@@ -66,8 +74,7 @@ class Program:
         self.modules: dict[str, Any] = {}
         self.rt = Runtime()
         cx = Context(filename, self.globals, self.builtins, self.rt, self.modules)
-        with _recursion_limit():
-            self.body = compile_block(module.body, cx)
+        self.body = compile_block(module.body, cx)
         self.assigned_lines = first_assignments(module.body)
 
     def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
@@ -86,14 +93,16 @@ class Program:
         error = None
         session = new_session(timeout=timeout) if session is None else session
         try:
-            with session.active(), _recursion_limit(), _gc_for_graphs(), Deadline(timeout), \
+            with session.active(), _gc_for_graphs(), Deadline(timeout), \
                     ProgramWarnings(self.filename, self.source, err):
                 self.body(self.globals)
         except TgError as exc:
             error = exc
         except ProgramStopped as stop:
-            node = stop.node
-            error = TgError(stop.error_class, stop.message, filename=self.filename,
+            node, message = stop.node, stop.message
+            if isinstance(stop, DeadlinePassed):  # raised in this thread by a timer thread
+                node, message = node_of(stop), timeout_message(timeout)
+            error = TgError(stop.error_class, message, filename=self.filename,
                             line=node.line if node else 0, col=node.col if node else 0,
                             end_line=node.end_line if node else None,
                             end_col=node.end_col if node else None, exit_code=stop.exit_code)
@@ -105,42 +114,28 @@ class Program:
 
 class _gc_for_graphs:
     """Autograd graphs are many small objects without cycles (refcounting frees them); the
-    default GC threshold would rescan them every 700 allocations. Scan far less often."""
-
-    def __enter__(self) -> None:
-        self.old = gc.get_threshold()
-        gc.set_threshold(50_000, 20, 100)
-
-    def __exit__(self, *exc: object) -> None:
-        gc.set_threshold(*self.old)
-
-
-class _recursion_limit:
-    """Raise Python's limit while any program runs; put it back when the last one ends.
-
-    The limit is one per process: runs in several threads (the differential tests) must not
-    lower it under each other, and changing it while another thread compiles Python code
-    makes CPython 3.11's compile() fail ("AST constructor recursion depth mismatch")."""
+    default GC threshold would rescan them every 700 allocations. Scan far less often while
+    any run is going; the first run to start saves the host's setting, the last to end puts
+    it back (runs in several threads overlap)."""
 
     _lock = threading.Lock()
     _running = 0
-    _saved = 0
+    _saved: tuple = ()
 
     def __enter__(self) -> None:
-        cls = _recursion_limit
+        cls = _gc_for_graphs
         with cls._lock:
             if cls._running == 0:
-                cls._saved = sys.getrecursionlimit()
-                if cls._saved < _RECURSION_LIMIT:
-                    sys.setrecursionlimit(_RECURSION_LIMIT)
+                cls._saved = gc.get_threshold()
+                gc.set_threshold(50_000, 20, 100)
             cls._running += 1
 
     def __exit__(self, *exc: object) -> None:
-        cls = _recursion_limit
+        cls = _gc_for_graphs
         with cls._lock:
             cls._running -= 1
-            if cls._running == 0 and sys.getrecursionlimit() != cls._saved:
-                sys.setrecursionlimit(cls._saved)
+            if cls._running == 0:
+                gc.set_threshold(*cls._saved)
 
 
 def compile_program(module_ast: ast.Module, filename: str = "<stdin>",

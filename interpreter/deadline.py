@@ -1,4 +1,10 @@
-"""Stopping a running program from outside: a time limit (`--timeout`) or SIGTERM."""
+"""Stopping a running program from outside: a time limit (`--timeout`) or SIGTERM.
+
+In the main thread a SIGALRM timer raises in the program; signals reach only the main
+thread, so a run in another thread (a test harness, a server) gets a timer thread that
+raises the same exception asynchronously in the running thread. Either way the program
+stops at its next bytecode, at the line it was running.
+"""
 
 from __future__ import annotations
 
@@ -18,25 +24,84 @@ class ProgramStopped(BaseException):
             error_class, message, exit_code, node)
 
 
+class DeadlinePassed(ProgramStopped):
+    """The asynchronous form (an exception class raised with no arguments): the run that
+    catches it knows its timeout and finds the line from the traceback."""
+
+    def __init__(self) -> None:
+        super().__init__("TimeoutError", "the program ran longer than its --timeout", 1)
+
+
+def timeout_message(seconds: float) -> str:
+    return f"the program ran longer than {seconds:g} s (--timeout)"
+
+
 class Deadline:
     """Context manager: raise ProgramStopped in the program after `seconds` of wall time."""
 
     def __init__(self, seconds: float | None):
         self.seconds = seconds
-        self.active = bool(seconds) and threading.current_thread() is threading.main_thread()
+        in_main = threading.current_thread() is threading.main_thread()
+        self.active = bool(seconds) and in_main
+        self.timer = _ThreadTimer(seconds) if seconds and not in_main else None
 
     def _expired(self, signum, frame):
-        raise ProgramStopped("TimeoutError",
-                             f"the program ran longer than {self.seconds:g} s (--timeout)", 1,
-                             current_node(frame))
+        raise ProgramStopped("TimeoutError", timeout_message(self.seconds), 1, current_node(frame))
 
     def __enter__(self) -> "Deadline":
+        if self.timer is not None:
+            self.timer.start()
         if self.active:
             self._previous = signal.signal(signal.SIGALRM, self._expired)
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
         return self
 
     def __exit__(self, *exc) -> None:
+        if self.timer is not None:
+            self.timer.stop()
         if self.active:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous)
+
+
+class _ThreadTimer:
+    """Raise DeadlinePassed in the thread that started it, after `seconds`, unless stopped."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.lock = threading.Lock()
+        self.fired = self.stopped = False
+
+    def start(self) -> None:
+        self.target = threading.get_ident()
+        self.thread = threading.Timer(self.seconds, self._fire)
+        self.thread.daemon = True
+        self.thread.start()
+
+    def _fire(self) -> None:
+        with self.lock:
+            if not self.stopped:
+                self.fired = True
+                _set_async_exception(self.target, DeadlinePassed)
+
+    def stop(self) -> None:
+        self.thread.cancel()
+        with self.lock:
+            self.stopped = True
+            if self.fired:  # a pending exception not raised yet must not escape the run
+                _set_async_exception(self.target, None)
+
+
+def node_of(stop: BaseException):
+    """The program node that was running when `stop` was raised in it."""
+    tb = stop.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return current_node(tb.tb_frame) if tb is not None else None
+
+
+def _set_async_exception(thread_id: int, kind: type | None) -> None:
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id),
+                                               ctypes.py_object(kind) if kind else None)

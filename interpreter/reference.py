@@ -157,7 +157,7 @@ def has_torch_import(source: str) -> bool:
     """Whether the program has its own plain ``import torch`` statement.
 
     Read with autodiff's parser, not Python's: compile() can fail spuriously in CPython 3.11
-    while another thread runs a program (see interpreter._recursion_limit)."""
+    while another thread changes the recursion limit (see interpreter._RECURSION_LIMIT)."""
     try:
         tree = parse(source, "<program>")
     except TgError:

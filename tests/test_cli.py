@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from json_schemas import problems
 
 from autodiff.cli.check import check_source
 from autodiff.cli.repl import Session
 from autodiff.cli.run import run_path
-from autodiff.cli.schema import GRAPH_SCHEMA, RUN_SCHEMA, validate
 from autodiff.cli.source import LoadedSource
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,15 +81,18 @@ def test_quiet_does_not_import_rich() -> None:
 @pytest.mark.parametrize("sample", GOLDEN_SAMPLES)
 def test_json_documents_follow_their_schemas(sample: str) -> None:
     run_doc = json.loads(cli("run", "--json", f"samples/{sample}.tg").stdout)
-    assert validate(run_doc, RUN_SCHEMA) == []
+    assert problems(run_doc, "run") == []
     graph_doc = json.loads(cli("graph", "-f", "json", f"samples/{sample}.tg").stdout)
-    assert validate(graph_doc, GRAPH_SCHEMA) == []
+    assert problems(graph_doc, "graph") == []
     ids = {n["id"] for n in graph_doc["nodes"]}
     assert all(i in ids for n in graph_doc["nodes"] for i in n["inputs"])
 
 
 def test_validator_rejects_a_broken_document() -> None:
-    assert validate({"schema": "autodiff.run/2"}, RUN_SCHEMA)
+    found = problems({"schema": "autodiff.run/2", "file": 3}, "run")
+    assert any("'autodiff.run/1' was expected" in p for p in found)
+    assert any("3 is not of type 'string'" in p for p in found)
+    assert any("'tensors' is a required property" in p for p in found)
 
 
 def test_exit_codes() -> None:
@@ -225,3 +228,22 @@ def test_interrupt_exits_130_without_traceback() -> None:
             "sys.exit(guarded(boom, sys.stderr))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 130 and "Traceback" not in done.stderr
+
+
+def test_rich_decides_colour(monkeypatch) -> None:
+    """Colour on a terminal; NO_COLOR turns it off only when non-empty (the convention)."""
+    from autodiff.cli.console import draws_in_colour, make_console
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("NO_COLOR", "")
+    assert draws_in_colour(make_console(Terminal()))
+    assert not draws_in_colour(make_console(Terminal(), no_color=True))
+    assert not draws_in_colour(make_console(io.StringIO()))
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not draws_in_colour(make_console(Terminal()))

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from json_schemas import problems
 
 from autodiff.cli import golden
 from autodiff.cli.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE
@@ -213,7 +214,7 @@ def test_json_summary(tmp_path):
     (folder / "error_name.err").write_text("NameError: x\n")
     code, out, _ = _run([folder], jobs=1, as_json=True)
     doc = json.loads(out)
-    assert code == EXIT_FAILED
+    assert code == EXIT_FAILED and problems(doc, "test") == []
     assert (doc["schema"], doc["passed"], doc["failed"], doc["skipped"]) == \
            ("autodiff.test/1", 1, 1, 0)
     failed = [r for r in doc["results"] if r["status"] == "failed"]

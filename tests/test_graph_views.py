@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from autodiff.cli.graph import graph_path
-from autodiff.cli.schema import GRAPH_SCHEMA, validate
 
 from headless_browser import Browser, chromium
+from json_schemas import problems
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -66,7 +66,7 @@ def test_show_in_dot_mermaid_and_json() -> None:
     mermaid = graph(sample, fmt="mermaid", show="values")[1]
     assert "AccumulateGrad<br/>x · line 3<br/>[2, 2] float32<br/>value 1" in mermaid
     document = json.loads(graph(sample, fmt="json", show="values,grads,saved")[1])
-    assert validate(document, GRAPH_SCHEMA) == []
+    assert problems(document, "graph") == []
     by_name = {n["name"]: n for n in document["nodes"] if n["name"]}
     assert by_name["x"]["grad"] == "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])"
     assert by_name["z"]["saved"]["b"] == "tensor(3)"
@@ -88,7 +88,7 @@ def test_graph_built_before_an_error(tmp_path: Path) -> None:
     assert "RuntimeError: grad can be implicitly created only for scalar outputs" in err
     document = json.loads(graph(sample, fmt="json")[1])
     assert "grad can be implicitly created" in document["error"]
-    assert validate(document, GRAPH_SCHEMA) == []
+    assert problems(document, "graph") == []
     assert "%% (the graph built before" in graph(sample, fmt="mermaid")[1]
     assert 'fontcolor="#b00020"' in graph(sample, fmt="dot")[1]
     status, _, err = graph(sample, output=str(tmp_path / "g.json"))

@@ -3,11 +3,16 @@ text (exec is used here, in the test, only as an oracle); tensor programs inject
 
 import contextlib
 import io
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 
 from autodiff.interpreter import MathNamespace, permissive_policy, run_source
 
+ROOT = Path(__file__).resolve().parent.parent
 PURE = {"torch": None, "math": MathNamespace()}
 
 
@@ -150,20 +155,71 @@ def test_torch_error_positioned_at_call(torch_modules):
     assert e.message == "grad can be implicitly created only for scalar outputs"
 
 
-def test_overlapping_runs_keep_the_raised_recursion_limit_until_the_last_ends():
-    """Runs in two threads overlap: the first to end must not lower the limit under the other."""
-    import sys
+# Programs whose state would leak between threads if any of it were process-wide: grad mode
+# switched off for good, a seeded random stream, a memory limit, a deadline.
+GRAD_OFF = ("x = torch.ones(2, requires_grad=True)\ntorch.set_grad_enabled(False)\nn = 0\n"
+            "for i in range(3000):\n    n = n + int((x * 2).requires_grad)\n"
+            "print(n, torch.is_grad_enabled())\n")
+GRAD_ON = GRAD_OFF.replace("torch.set_grad_enabled(False)", "torch.set_grad_enabled(True)")
+BIG = "y = torch.ones(1000, 1000)\nprint(y.sum())\n"
+SPIN = "x = 0\nwhile True:\n    x = x + 1\n"
+THREADED_EXPECTED = {GRAD_OFF: "0 False\n", GRAD_ON: "3000 True\n",
+                     BIG: "tensor(1000000.)\n"}
 
-    from autodiff.interpreter import _recursion_limit
 
-    before = sys.getrecursionlimit()
-    first, second = _recursion_limit(), _recursion_limit()
-    first.__enter__()
-    second.__enter__()
-    first.__exit__(None, None, None)
-    assert sys.getrecursionlimit() >= 40_000
-    second.__exit__(None, None, None)
-    assert sys.getrecursionlimit() == before
+def test_threaded_programs_print_what_torch_prints():
+    """The expected outputs of the threaded test's own programs are PyTorch's."""
+    torch_python = pytest.importorskip("torch") and sys.executable
+    for source, expected in THREADED_EXPECTED.items():
+        done = subprocess.run([torch_python, "-c", "import torch\n" + source],
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout == expected, done.stderr
+
+
+def test_eight_programs_in_eight_threads_keep_their_own_state():
+    """Grad mode, random streams, memory limits and deadlines belong to each run: eight
+    runs started together in one process each print exactly their golden."""
+    from autodiff.engine.session import Session
+    from autodiff.interpreter.reference import normalize_addresses
+
+    samples = ROOT / "samples"
+
+    def sample(name):
+        return ((samples / f"{name}.tg").read_text("utf-8"),
+                (samples / f"{name}.out").read_text("utf-8"))
+
+    runs = [  # (source, expected stdout, expected error class, session settings)
+        (*sample("grad_mode_switches"), None, {}),
+        (*sample("random_seeded_values"), None, {}),
+        (*sample("random_autograd_mlp"), None, {}),
+        (GRAD_OFF, THREADED_EXPECTED[GRAD_OFF], None, {}),
+        (GRAD_ON, THREADED_EXPECTED[GRAD_ON], None, {"timeout": 60}),
+        (BIG, THREADED_EXPECTED[BIG], None, {"max_bytes": 10**8}),
+        (BIG, "", "MemoryError", {"max_bytes": 10**6}),
+        (SPIN, "", "TimeoutError", {"timeout": 0.5}),
+    ]
+    start = threading.Barrier(len(runs))
+    results: list = [None] * len(runs)
+
+    def work(i, source, settings):
+        out = io.StringIO()
+        session = Session(max_bytes=settings.get("max_bytes"))
+        start.wait()
+        result = run_source(source, f"p{i}.tg", out=out, err=io.StringIO(),
+                            timeout=settings.get("timeout"), session=session)
+        results[i] = (normalize_addresses(out.getvalue()), result.error)
+
+    threads = [threading.Thread(target=work, args=(i, source, settings))
+               for i, (source, _, _, settings) in enumerate(runs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    for (source, expected, error_class, _), (printed, error) in zip(runs, results):
+        assert printed == normalize_addresses(expected), source
+        assert (error and error.error_class) == error_class, (source, error)
+    spin_error = results[-1][1]
+    assert spin_error.line in (2, 3) and "0.5 s" in spin_error.message
 
 
 @pytest.mark.parametrize("src, expected", [

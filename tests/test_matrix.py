@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 import pytest
+from json_schemas import problems as schema_problems
 
 from autodiff.cli.check import check_path
 from autodiff.cli.explain import explain_path
 from autodiff.cli.graph import graph_path
 from autodiff.cli.run import run_path
-from autodiff.cli.schema import GRAPH_SCHEMA, RUN_SCHEMA, validate
 from autodiff.interpreter.reference import normalize_addresses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +83,7 @@ COMMANDS: dict[str, Command] = {
                                 "graph", lambda out, t: out.startswith("flowchart TD\n")),
     "graph -f json": Command(("graph", "-f", "json"),
                              lambda f, o, e, t: graph_path(f, fmt="json", out=o, err=e),
-                             "graph", lambda out, t: not validate(json.loads(out), GRAPH_SCHEMA)),
+                             "graph", lambda out, t: not schema_problems(json.loads(out), "graph")),
     "graph -o x.svg": Command(("graph", "-o", SVG),
                               lambda f, o, e, t: graph_path(f, output=SVG.format(tmp=t), out=o,
                                                             err=e),
@@ -193,7 +193,7 @@ def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path
             document = json.loads(stdout)
         except ValueError as exc:
             return [f"stdout is not one JSON document ({exc}):\n{stdout[:1000]}"]
-        found = validate(document, RUN_SCHEMA)
+        found = schema_problems(document, "run")
         if document.get("exit_code") != status:
             found.append(f"exit_code {document.get('exit_code')} in the document")
         if normalize_addresses(document.get("output") or "") != golden_out:
