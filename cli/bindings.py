@@ -19,7 +19,7 @@ import weakref
 from typing import Any, NamedTuple, TextIO
 
 from autodiff.engine.tensor import Tensor
-from autodiff.interpreter import Program, RunResult, _recursion_limit
+from autodiff.interpreter import Program, RunResult
 from autodiff.interpreter.expressions import Context
 from autodiff.interpreter.statements import compile_block
 from autodiff.parser import ast, parse
@@ -88,9 +88,8 @@ class WatchedProgram(Program):
         super().__init__(module, filename, source)
         log = BindingLog()
         cx = Context(filename, log, self.builtins, self.rt, self.modules)
-        with _recursion_limit():
-            parts = [(compile_block((stmt,), cx), stmt.line, assignment_lines(stmt))
-                     for stmt in module.body]
+        parts = [(compile_block((stmt,), cx), stmt.line, assignment_lines(stmt))
+                 for stmt in module.body]
 
         def body(L: dict) -> Any:
             for run, line, lines in parts:

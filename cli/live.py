@@ -12,7 +12,7 @@ import io
 from typing import Any, TextIO
 
 from autodiff.interpreter import default_modules, default_policy, first_assignments, new_session
-from autodiff.interpreter import _gc_for_graphs, _recursion_limit
+from autodiff.interpreter import _gc_for_graphs
 from autodiff.interpreter.deadline import ProgramStopped
 from autodiff.interpreter.expressions import Context, compile_expr
 from autodiff.interpreter.runtime import Runtime, make_builtins
@@ -61,21 +61,19 @@ class LiveProgram:
         cx = Context(FILENAME, self.globals, self.builtins, self.rt, self.modules)
         body = module.body
         try:
-            with _recursion_limit():
-                if len(body) == 1 and isinstance(body[0], ast.ExprStmt):
-                    expression = compile_expr(body[0].value, cx)
-                    action = lambda: expression(self.globals)  # noqa: E731
-                else:
-                    block = compile_block(body, cx)
-                    action = lambda: (block(self.globals), _NOTHING)[1]  # noqa: E731
+            if len(body) == 1 and isinstance(body[0], ast.ExprStmt):
+                expression = compile_expr(body[0].value, cx)
+                action = lambda: expression(self.globals)  # noqa: E731
+            else:
+                block = compile_block(body, cx)
+                action = lambda: (block(self.globals), _NOTHING)[1]  # noqa: E731
         except TgError as error:
             return error
         self.rt.out = out
         error = None
         value = _NOTHING
         try:
-            with self.session.active(), _recursion_limit(), _gc_for_graphs(), \
-                    ProgramWarnings(FILENAME, text, err):
+            with self.session.active(), _gc_for_graphs(), ProgramWarnings(FILENAME, text, err):
                 value = action()
         except TgError as exc:
             error = exc
