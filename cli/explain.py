@@ -150,23 +150,25 @@ def _arrivals(call: BackwardCall) -> dict[int, list]:
     return arrivals
 
 
-def _arriving(grad_in, parts: list, symbol: str) -> str:
-    """`g = 2.25 + 2.25 = 4.5 (all 4 elements), the sum over 2 paths ([3] input 0, …)`."""
-    if type(grad_in) is list or len(parts) < 2:
-        return f"{symbol} = {_shown(grad_in) if type(grad_in) is not list else grad_in}"
+def _arriving(grad_in, parts: list) -> str:
+    """`2.25 + 2.25 = 4.5 (all 4 elements), the sum over 2 paths (from [3] input 0, …)`."""
+    if type(grad_in) is list:  # a node with several outputs: one gradient per output
+        return "one per output: " + ", ".join("None" if g is None else value_text(g)
+                                              for g in grad_in)
+    if len(parts) < 2:
+        return _shown(grad_in)
     values = [p[2] for p in parts]
     total = values[0]
     for v in values[1:]:
         total = total + v
     if np.shape(total) != np.shape(grad_in) or not np.allclose(total, grad_in, equal_nan=True):
-        return f"{symbol} = {_shown(grad_in)}"  # a hook changed it: show what the node got
+        return _shown(grad_in)  # a hook changed it: show what the node got
     terms = value_text(values[0])
     for v in values[1:]:
         text = value_text(v)
         terms += f" - {text[1:]}" if text.startswith("-") else f" + {text}"
     where = ", ".join(f"[{i}] input {j}" for i, j, _ in parts)
-    return (f"{symbol} = {terms} = {_shown(grad_in)}, the sum over {len(parts)} paths "
-            f"(from {where})")
+    return f"{terms} = {_shown(grad_in)}, the sum over {len(parts)} paths (from {where})"
 
 
 def _step_lines(i: int, step: Step, namer: Namer, tnames: dict, parts: list) -> list[str]:
@@ -174,11 +176,10 @@ def _step_lines(i: int, step: Step, namer: Namer, tnames: dict, parts: list) -> 
     if type(node) is AccumulateGrad:
         leaf = tnames.get(id(node.variable), "an unnamed leaf")
         return [f"[{i}] AccumulateGrad → {leaf} {shape_text(node.variable.shape)}",
-                INDENT + _arriving(step.grad_in, parts, f"{leaf}.grad +=").replace(
-                    f"{leaf}.grad += =", f"{leaf}.grad +=", 1)]
+                f"{INDENT}{leaf}.grad += {_arriving(step.grad_in, parts)}"]
     op = node.op
     lines = [f"[{i}] {namer.label(node)}: {op.explain}",
-             INDENT + "gradient arriving: " + _arriving(step.grad_in, parts, "g")]
+             f"{INDENT}gradient arriving: g = {_arriving(step.grad_in, parts)}"]
     for j, ((child, _), sent) in enumerate(zip(node.next_functions, step.grads_out or [])):
         if child is None or sent is None:
             continue

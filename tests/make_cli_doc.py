@@ -41,6 +41,8 @@ def rendered(page: str) -> str:
     def fill(match: re.Match) -> str:
         command = match.group("command")
         output = run(command)
+        if "Traceback (most recent call last)" in output:  # never document a crash
+            raise SystemExit(f"`{command}` printed a Python traceback:\n{output}")
         if output and not output.endswith("\n"):
             output += "\n"
         return f"<!-- example: {command} -->\n```\n$ {command}\n{output}```\n"
