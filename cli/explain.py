@@ -52,7 +52,7 @@ def pick_calls(trace: Trace, root: str | None, call: int | None) -> list[int]:
     """Positions in trace.calls to explain: all of them, those on `root`, or number `call`."""
     if not trace.calls:
         if trace.error is not None:
-            return []
+            return []  # (a call the error stopped is trace.failed_call)
         raise UsageError("the program never calls backward(): nothing to explain")
     chosen = list(range(len(trace.calls)))
     if root is not None:
@@ -89,10 +89,17 @@ def explain_from(trace: Trace, root: str | None = None, call: int | None = None,
     numbers = pick_calls(trace, root, call)
     namer = Namer(trace)
     lines: list[str] = []
-    for number in numbers:
+    total = len(trace.calls)
+    failed = trace.failed_call if trace.error is not None and call is None else None
+    if failed is not None and root is not None:
+        held = trace.tensors().get(root)
+        failed = failed if held is failed.tensor else None
+    shown = [(trace.calls[n], n) for n in numbers] + ([(failed, total)] if failed else [])
+    for backward_call, number in shown:
         if lines:
             lines.append("")
-        lines += _call_lines(trace.source, trace, namer, number, jacobians)
+        lines += _call_lines(trace.source, trace, namer, backward_call, number,
+                             total + (failed is not None), jacobians)
     if trace.error is not None:
         if lines:
             lines.append("")
@@ -108,13 +115,12 @@ def explain_lines(source: LoadedSource, root: str | None = None, err: TextIO | N
     return explain_trace(source, root, call, err)[1]
 
 
-def _call_lines(source, trace: Trace, namer: Namer, number: int,
-                jacobians: bool = True) -> list[str]:
-    call = trace.calls[number]
+def _call_lines(source, trace: Trace, namer: Namer, call: BackwardCall, number: int,
+                total: int, jacobians: bool = True) -> list[str]:
     tnames = trace.tensor_names()
     name = tnames.get(id(call.tensor))
     symbol = name or "out"  # what ∂ formulas call the output
-    lines = [f"backward() call {number + 1} of {len(trace.calls)}, on {name or 'the output'} "
+    lines = [f"backward() call {number + 1} of {total}, on {name or 'the output'} "
              f"{shape_text(call.value.shape)} = {_fmt(call.value)}"]
     if jacobians and call.finished is not False and (call.value.size != 1 or call.explicit_seed):
         lines += _vjp_lines(source, trace, call, number, symbol)

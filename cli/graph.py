@@ -78,7 +78,8 @@ class Graph:
 
 
 def pick_root(trace: Trace, root: str | None) -> Tensor:
-    """`--root NAME`; else the last tensor passed to backward; else the last with a grad_fn."""
+    """`--root NAME`; else the tensor passed to the backward call the program stopped in, or
+    the last one passed to backward; else the last with a grad_fn."""
     tensors = trace.tensors()
     if root is not None:
         if root not in tensors:
@@ -88,6 +89,8 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
         if not t.requires_grad:
             raise UsageError(f"--root {root}: {root} does not require grad, so it has no graph")
         return t
+    if trace.error is not None and trace.failed_call is not None:
+        return trace.failed_call.tensor  # the backward call the program stopped in
     if trace.calls:
         return trace.calls[-1].tensor
     with_graph = [t for t in tensors.values() if t.grad_fn is not None]

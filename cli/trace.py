@@ -62,6 +62,7 @@ class Trace:
     output: str = ""
     bindings: list = field(default_factory=list)  # every tensor binding (cli/bindings.py)
     kept: dict = field(default_factory=dict)  # (name, line) -> the last tensor bound there
+    failed_call: BackwardCall | None = None  # the last backward call, when it raised
 
     def tensors(self) -> dict[str, Tensor]:
         """Top-level names bound to tensors, in order of first assignment."""
@@ -243,13 +244,19 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         call = BackwardCall(t, np.array(t.array, copy=True), seed, gradient is not None,
                             create_graph)
         trace.calls.append(call)
+        trace.failed_call = None
         current[0] = call
         return None if gradient is None else [gradient]
 
     def finished(ok: bool) -> None:
-        if current[0] is not None:
-            current[0].finished = ok
-        current[0] = None
+        call, current[0] = current[0], None
+        if call is not None:
+            call.finished = ok
+        if not ok and call is not None and trace.calls and trace.calls[-1] is call:
+            # it raised: a program may catch that and go on, so it is no call of the run;
+            # `explain` still shows its steps when that error is what stopped the program
+            trace.calls.pop()
+            trace.failed_call = call
         if ok and after_backward is not None:
             after_backward(len(trace.calls))
 
