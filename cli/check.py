@@ -52,7 +52,10 @@ class LeafCheck:
     skipped: int  # elements at a kink or where no derivative exists
     rtol: float
     atol: float
-    nan: int = 0  # checked elements whose gradient is NaN: never a pass
+    # every checked element: (index, autograd value, numerical value, verdict), verdict one
+    # of "ok", "FAIL", "kink" (a one-sided slope), "inf" (no finite derivative to compare)
+    elements: list = None
+    nan: int = 0  # elements whose autograd gradient is NaN: never ok
 
     @property
     def ok(self) -> bool:
@@ -96,7 +99,8 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
 
     widen = True
     started = time.perf_counter()
-    wide = trace_source(source, err=io.StringIO(), on_create=lambda k, t: _widen(t))
+    wide = trace_source(source, err=io.StringIO(), on_create=lambda k, t: _widen(t),
+                        watch_bindings=False)
     one_run = time.perf_counter() - started
     # each checked element re-runs the program twice: the sample fits MAX_TOTAL and the time
     budget = max(1, min(MAX_TOTAL, int(TIME_BUDGET / (2 * max(one_run, 1e-4)))))
@@ -130,7 +134,8 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
             if late and n == n_calls - 1:
                 _nudge(made[k], idx, delta)
 
-        run = trace_source(source, err=io.StringIO(), on_create=created, after_backward=after)
+        run = trace_source(source, err=io.StringIO(), on_create=created, after_backward=after,
+                           watch_bindings=False)
         if run.error is not None or len(run.calls) != n_calls:
             raise ToolError(f"re-running with a perturbed leaf changed the run: "
                             f"{run.error.headline() if run.error else 'different backward calls'}")
@@ -149,16 +154,19 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         cells = [tuple(int(i) for i in np.unravel_index(f, analytic.shape)) for f in flat]
         mask = np.zeros(analytic.shape, dtype=bool)
         skipped = nan = 0
+        elements = []
         for idx in cells:
             up = objective(k, idx, eps, late)
             down = objective(k, idx, -eps, late)
             numeric[idx] = (up - down) / (2 * eps)
             a = analytic[idx]
             if np.isnan(a):
-                nan += 1  # whatever the numbers say, a NaN gradient is no gradient
+                nan += 1  # a NaN gradient is a failure whatever the differences say
+                elements.append((idx, a, numeric[idx], "FAIL"))
                 continue
             if not (np.isfinite(a) and np.isfinite(numeric[idx])):
                 skipped += 1  # no derivative there (sqrt at 0): nothing to compare
+                elements.append((idx, a, numeric[idx], "inf"))
                 continue
             if not np.isclose(a, numeric[idx], rtol=rtol, atol=atol):
                 right, left = (up - base) / eps, (base - down) / eps
@@ -166,17 +174,22 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
                 if high - low > 10 * (atol + rtol * abs(high)) and \
                         low - atol - rtol * abs(low) <= a <= high + atol + rtol * abs(high):
                     skipped += 1  # a kink (relu at 0): the rule picked a one-sided slope
+                    elements.append((idx, a, numeric[idx], "kink"))
                     continue
             mask[idx] = True
+            elements.append((idx, a, numeric[idx],
+                             "ok" if np.isclose(a, numeric[idx], rtol=rtol, atol=atol)
+                             else "FAIL"))
         a, n = analytic[mask], numeric[mask]
         abs_err = float(np.max(np.abs(a - n))) if a.size else 0.0
         rel_err = float(np.max(np.abs(a - n) / np.maximum(np.abs(n), 1e-12))) if a.size else 0.0
         report = GradientReport([a], [n], abs_err, rel_err)
         results.append(LeafCheck(names.get(id(t), f"leaf #{k}"), k, tuple(np.shape(t.array)),
-                                 report, len(cells), eps, skipped, rtol, atol, nan))
+                                 report, len(cells), eps, skipped, rtol, atol, elements, nan))
         own = first.calls[-1].delivered.get(id(t))
         if widen and np.asarray(t.array).dtype == np.float32 and own is not None:
-            diff = np.abs(np.asarray(own[1], dtype=np.float64) - analytic)
+            with np.errstate(invalid="ignore"):  # inf - inf where the derivative is infinite
+                diff = np.abs(np.asarray(own[1], dtype=np.float64) - analytic)
             finite = np.isfinite(diff)
             rel = diff[finite] / np.maximum(np.abs(analytic[finite]), 1e-12)
             gaps.append(float(np.max(rel)) if rel.size else 0.0)
@@ -189,8 +202,42 @@ def _nudge(t: Tensor, idx: tuple, delta: float) -> None:
     _set(t, array)
 
 
+ROWS_PER_LEAF = 12  # a larger leaf shows its largest differences, and a count of the rest
+_COLUMNS = ("element", "autograd", "numerical", "difference", "")
+
+
+def _number(x) -> str:
+    return "nan" if np.isnan(x) else f"{x:.8g}"
+
+
+def _rows(leaf: LeafCheck) -> tuple[list[tuple], int]:
+    """The elements to show (the largest differences first chosen, then in index order)
+    and how many are left out."""
+    elements = leaf.elements or []
+    if len(elements) <= ROWS_PER_LEAF:
+        return elements, 0
+
+    def badness(e):
+        idx, a, n, verdict = e
+        gap = abs(a - n) if np.isfinite(a) and np.isfinite(n) else np.inf
+        return (verdict != "FAIL", -gap)
+
+    chosen = sorted(sorted(elements, key=badness)[:ROWS_PER_LEAF], key=lambda e: e[0])
+    return chosen, len(elements) - len(chosen)
+
+
+def _cells(leaf: LeafCheck, element) -> tuple[str, ...]:
+    idx, a, n, verdict = element
+    where = leaf.name + ("[" + ", ".join(str(i) for i in idx) + "]" if idx else "")
+    gap = f"{abs(a - n):.1e}" if np.isfinite(a) and np.isfinite(n) else "-"
+    word = {"kink": "skipped (kink)", "inf": "skipped (no finite derivative)"}.get(verdict,
+                                                                                   verdict)
+    return where, _number(a), _number(n), gap, word
+
+
 def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) -> None:
-    from rich.table import Table
+    """Each leaf's elements: autograd value, numerical value and difference side by side, in
+    columns when they fit the width, else one element per block of lines."""
     from rich.text import Text
 
     from .console import make_console
@@ -198,28 +245,44 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
     console = make_console(out, no_color=no_color)
     what = (f"{result.target} (the last backward() call)" if result.target
             else "the unnamed tensor of the last backward() call")
-    console.print(f"gradients of {what} versus central differences")
-    table = Table(show_edge=True, header_style="bold")
-    for column in ("leaf", "shape", "max abs error", "max rel error", "eps", "verdict"):
-        table.add_column(column, justify="left" if column in ("leaf", "verdict") else "right")
+    eps = result.leaves[0].eps if result.leaves else 0
+    console.print(f"gradients of {what} versus central differences "
+                  f"({'float64' if result.widened else 'own dtypes'}, eps {eps:g})")
+    rows = []
+    notes = []
     for leaf in result.leaves:
-        verdict = Text("ok", style="ok") if leaf.ok else Text("FAIL", style="fail")
-        size = int(np.prod(leaf.shape)) if leaf.shape else 1
-        shape = shape_text(leaf.shape) + ("" if leaf.checked == size else f" ({leaf.checked} checked)")
-        table.add_row(leaf.name, shape, f"{leaf.report.max_abs_error:.2e}",
-                      f"{leaf.report.max_rel_error:.2e}", f"{leaf.eps:g}", verdict)
-    console.print(table)
+        shown, left_out = _rows(leaf)
+        rows += [_cells(leaf, e) for e in shown]
+        if left_out:
+            fails = sum(e[3] == "FAIL" for e in leaf.elements) - sum(e[3] == "FAIL" for e in shown)
+            notes.append(f"{leaf.name}: {left_out} more element(s) checked"
+                         + (f", {fails} of them FAIL" if fails else ", all ok") +
+                         f" (largest difference {leaf.report.max_abs_error:.1e})")
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(_COLUMNS)]
+    style = {"ok": "ok", "FAIL": "fail"}
+    if sum(widths) + 2 * (len(widths) - 1) <= console.width:
+        header = "  ".join(c.ljust(w) if i in (0, 4) else c.rjust(w)
+                           for i, (c, w) in enumerate(zip(_COLUMNS, widths))).rstrip()
+        console.print(Text(header, style="bold"))
+        for row in rows:
+            line = Text("  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+                                  for i, (v, w) in enumerate(zip(row[:4], widths))) + "  ")
+            line.append(row[4], style=style.get(row[4], "dim"))
+            console.print(line)
+    else:  # too narrow for columns: every number whole, one per line
+        for row in rows:
+            line = Text(row[0] + " ")
+            line.append(row[4], style=style.get(row[4], "dim"))
+            console.print(line)
+            for label, value in zip(_COLUMNS[1:4], row[1:4]):
+                console.print(f"  {label:<10} {value}")
     if result.leaves_total > len(result.leaves):
-        console.print(Text(f"note: the program makes {result.leaves_total:,} leaves; an even "
-                           f"sample of {len(result.leaves):,} was checked (each checked element "
-                           "re-runs the program twice, so the check samples leaves and "
-                           "elements to stay within about "
-                           f"{MAX_TOTAL:,} elements and {TIME_BUDGET:g} s).", style="dim"))
-    nan = [leaf.name for leaf in result.leaves if leaf.nan]
-    if nan:
-        console.print(Text(f"NaN gradient: {', '.join(nan)} (a NaN gradient never passes: look "
-                           "for 0·inf, log(0), 0/0 or sqrt of a negative in the graph).",
-                           style="fail"))
+        notes.append(f"the program makes {result.leaves_total:,} leaves; an even sample of "
+                     f"{len(result.leaves):,} was checked (each checked element re-runs the "
+                     "program twice, so the check samples leaves and elements to stay within "
+                     f"about {MAX_TOTAL:,} elements and {TIME_BUDGET:g} s)")
+    for note in notes:
+        console.print(Text(note, style="dim"))
     skipped = sum(leaf.skipped for leaf in result.leaves)
     if skipped:
         console.print(Text(f"note: {skipped} element(s) skipped: at a kink (relu/abs/clamp at the "
@@ -229,24 +292,31 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
         console.print(Text(
             "warning: the program behaves differently in float64 (a dtype conversion or check), "
             "so it was checked in its own dtypes; float32 central differences are unreliable, "
-            f"hence eps={result.leaves[0].eps if result.leaves else 0:g} and a loose tolerance.",
-            style="warn"))
-    if result.float32_gap is not None:
+            f"hence eps={eps:g} and a loose tolerance.", style="warn"))
+    if result.float32_gap:  # only a real difference needs explaining
         console.print(Text(
-            "warning: the program computes in float32 (about 7 significant digits), where central "
-            "differences would measure rounding noise, so the check ran on a float64 re-run. "
-            f"The program's float32 gradients differ from the float64 ones by up to "
-            f"{result.float32_gap:.1e} (relative)"
+            "note: the program computes in float32 (about 7 significant digits), so the check "
+            "ran on a float64 re-run; the program's own float32 gradients differ from the "
+            f"float64 ones by up to {result.float32_gap:.1e} (relative)"
             + ("; that is more than float32 rounding alone explains: consider float64."
-               if result.float32_gap > 1e-3 else "."), style="warn"))
+               if result.float32_gap > 1e-3 else ": float32 rounding."), style="warn"))
+    nans = [leaf.name for leaf in result.leaves if leaf.nan]
+    if nans:
+        console.print(Text(f"NaN gradient: {', '.join(nans)} (a 0/0 or inf-inf on the way "
+                           "back, e.g. sqrt or log at 0)", style="fail"))
     failed = [leaf.name for leaf in result.leaves if not leaf.ok]
+    count = len(result.leaves)
+    mismatched = [leaf for leaf in result.leaves if not leaf.report.ok(rtol=leaf.rtol,
+                                                                        atol=leaf.atol)]
     if failed:
         console.print(Text(f"FAILED: {', '.join(failed)} (tolerance rtol={result.leaves[0].rtol:g}, "
-                           f"atol={result.leaves[0].atol:g}). "
-                           "A gradient path may be cut (detach(), .data, no_grad) or a rule is "
-                           "wrong.", style="fail"))
+                           f"atol={result.leaves[0].atol:g})."
+                           + (" A gradient path may be cut (detach(), .data, no_grad) or a rule "
+                              "is wrong." if mismatched else ""), style="fail"))
+    elif count == 1:
+        console.print(Text(f"the leaf {result.leaves[0].name} is ok", style="ok"))
     else:
-        console.print(Text(f"all {len(result.leaves)} leaves ok", style="ok"))
+        console.print(Text(f"all {count} leaves ok", style="ok"))
 
 
 def check_path(path: str, *, eps: float = 1e-6, no_color: bool = False,

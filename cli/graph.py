@@ -24,6 +24,11 @@ FORMATS = ("tree", "dot", "mermaid", "json")
 TEXT_SUFFIXES = {".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".json": "json", ".txt": "tree"}
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 MAX_TREE_DEPTH = 100  # levels the tree view draws
+PAGE_SUFFIX = ".html"
+SHOWABLE = ("values", "grads", "saved")
+PNG_DPI = 150  # Graphviz's default 72 makes a small, blurry picture
+LABEL_ELEMENTS = 12  # a --show value with more elements is drawn as its first one and "…"
+WIDE = 10_000  # the tree's width when not drawn on a terminal: never cut a line
 
 
 @dataclass
@@ -36,6 +41,28 @@ class GraphNode:
     dtype: str | None
     leaf: bool
     inputs: list[str] = field(default_factory=list)  # ids, in next_functions order
+    # what --show asked for: "value" and "grad" (as PyTorch prints them), "saved" (name ->
+    # value as PyTorch prints it); absent keys were not asked for or are not known
+    details: dict = field(default_factory=dict)
+
+    def document(self) -> dict:
+        """The JSON node: the schema's fields, then the optional --show ones."""
+        fields = asdict(self)
+        details = fields.pop("details")
+        fields.update({k: v for k, v in details.items() if k in ("value", "grad", "saved")})
+        return fields
+
+    def detail_lines(self) -> list[str]:
+        """`value 4.5`, `grad 1`, `saved a = 2, b = 3`: short forms for drawings."""
+        from autodiff.engine.registry import value_text
+
+        lines = [f"{key} {value_text(self.details[key + '_array'], LABEL_ELEMENTS)}"
+                 for key in ("value", "grad") if key + "_array" in self.details]
+        saved = self.details.get("saved_arrays")
+        if saved:
+            lines.append("saved " + ", ".join(f"{k} = {value_text(v, LABEL_ELEMENTS)}"
+                                              for k, v in saved.items()))
+        return lines
 
     def summary(self) -> str:
         if self.shape is None:
@@ -48,10 +75,12 @@ class Graph:
     file: str
     root: str
     nodes: list[GraphNode]
+    error: str | None = None  # the program stopped with this error: the graph built before it
 
 
 def pick_root(trace: Trace, root: str | None) -> Tensor:
-    """`--root NAME`; else the last tensor passed to backward; else the last with a grad_fn."""
+    """`--root NAME`; else the tensor passed to the backward call the program stopped in, or
+    the last one passed to backward; else the last with a grad_fn."""
     tensors = trace.tensors()
     if root is not None:
         if root not in tensors:
@@ -61,6 +90,8 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
         if not t.requires_grad:
             raise UsageError(f"--root {root}: {root} does not require grad, so it has no graph")
         return t
+    if trace.error is not None and trace.failed_call is not None:
+        return trace.failed_call.tensor  # the backward call the program stopped in
     if trace.calls:
         return trace.calls[-1].tensor
     with_graph = [t for t in tensors.values() if t.grad_fn is not None]
@@ -69,13 +100,15 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
     return with_graph[-1]
 
 
-def build_graph(trace: Trace, root: str | None = None) -> Graph:
+def build_graph(trace: Trace, root: str | None = None, show: frozenset = frozenset()) -> Graph:
     tensor = pick_root(trace, root)
     namer = Namer(trace)
+    node_lines = trace.node_lines()
     start = tensor.grad_fn if tensor.grad_fn is not None else accumulate_node(tensor)
     if start is None:  # a view of a leaf taken under no_grad: it has no node at all
         raise UsageError("the chosen tensor is a view taken under no_grad: it has no graph")
     ids: dict[int, GraphNode] = {}
+    nodes: dict[int, object] = {}  # the engine's node behind each id
     order: list[GraphNode] = []
     # iterative depth-first walk (a .tg loop can build very long chains)
     stack = [(start, list(tensor.shape), dtype_text(tensor.dtype))]
@@ -87,9 +120,11 @@ def build_graph(trace: Trace, root: str | None = None) -> Graph:
         leaf = type(node) is AccumulateGrad
         if leaf:
             shape, dtype = list(node.variable.shape), dtype_text(node.variable.dtype)
+        line = trace.line_of(name) if leaf else node_lines.get(id(node), trace.line_of(name))
         g = GraphNode(f"n{len(order)}", "AccumulateGrad" if leaf else node.name(), name,
-                      trace.line_of(name), shape, dtype, leaf)
+                      line, shape, dtype, leaf)
         ids[id(node)] = g
+        nodes[id(node)] = node
         order.append(g)
         if leaf:
             continue
@@ -101,7 +136,12 @@ def build_graph(trace: Trace, root: str | None = None) -> Graph:
             pending.append((child, shape_i, dtype_i))
         stack.extend(reversed(pending))
     _link(start, ids)
-    return Graph(trace.source.filename, order[0].id, order)
+    if show:
+        from .graph_details import add_details
+
+        add_details(trace, ids, nodes, show)
+    error = None if trace.error is None else trace.error.headline()
+    return Graph(trace.source.filename, order[0].id, order, error)
 
 
 def _link(start, ids: dict) -> None:
@@ -130,22 +170,35 @@ def input_meta(node, i: int) -> tuple[list[int] | None, str | None]:
 
 # --- formats ----------------------------------------------------------------------------
 
-def node_lines(g: GraphNode) -> list[str]:
-    """The label lines every format shows: op, `name · line N`, `[shape] dtype`."""
+def node_lines(g: GraphNode, details: frozenset | None = None) -> list[str]:
+    """The label lines every format shows: op, `name · line N`, `[shape] dtype`, then the
+    --show details (only those in `details`, when given)."""
     lines = [g.op]
     if g.name:
         lines.append(f"{g.name} · line {g.line}" if g.line else g.name)
     if g.shape is not None:
         lines.append(g.summary())
-    return lines
+    wanted = {"values": "value ", "grads": "grad ", "saved": "saved "}
+    return lines + [line for line in g.detail_lines() if details is None or any(
+        line.startswith(wanted[k]) for k in details)]
 
 
-def to_dot(graph: Graph) -> str:
+PARTIAL = "built before the program stopped with an error"
+
+
+def partial_note(graph: Graph) -> str | None:
+    return f"(the graph {PARTIAL}: {graph.error})" if graph.error else None
+
+
+def to_dot(graph: Graph, details: frozenset | None = None) -> str:
     out = ["digraph autograd {", "  rankdir=TB;",
            '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica"];',
            '  edge [color="#555555"];']
+    if graph.error:
+        out += [f'  label="{_dot_escape(partial_note(graph))}";', "  labelloc=t;",
+                '  fontname="Helvetica";', '  fontcolor="#b00020";']
     for g in graph.nodes:
-        label = "\\n".join(_dot_escape(s) for s in node_lines(g))
+        label = "\\n".join(_dot_escape(s) for s in node_lines(g, details))
         extra = ', fillcolor="#e3f4e1"' if g.leaf else ""
         out.append(f'  {g.id} [label="{label}"{extra}];')
     for g in graph.nodes:
@@ -160,6 +213,10 @@ def _dot_escape(text: str) -> str:
 
 def to_mermaid(graph: Graph) -> str:
     out = ["flowchart TD"]
+    if graph.error:
+        out.append(f"  %% {partial_note(graph)}")
+        out.append(f'  partial["{partial_note(graph).replace(chr(34), "#quot;")}"]')
+        out.append("  style partial fill:#fde8e8,stroke:#b00020")
     for g in graph.nodes:
         label = "<br/>".join(s.replace('"', "#quot;") for s in node_lines(g))
         shape = ('(["', '"])') if g.leaf else ('["', '"]')
@@ -171,7 +228,9 @@ def to_mermaid(graph: Graph) -> str:
 
 def to_json(graph: Graph) -> str:
     document = {"schema": GRAPH_SCHEMA_ID, "file": graph.file, "root": graph.root,
-                "nodes": [asdict(g) for g in graph.nodes]}
+                "nodes": [g.document() for g in graph.nodes]}
+    if graph.error:
+        document["error"] = graph.error  # optional: the graph is what was built before it
     from .report import dump_json
 
     return dump_json(document)
@@ -182,11 +241,13 @@ def tree_text(graph: Graph) -> str:
     import io
 
     buffer = io.StringIO()
-    render_tree(graph, buffer, no_color=True)
+    render_tree(graph, buffer, no_color=True, width=WIDE)
     return buffer.getvalue()
 
 
-def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
+def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False,
+                width: int | None = None) -> None:
+    """The tree on `out`, cut to the terminal's width only when `out` is a terminal."""
     from rich.text import Text
     from rich.tree import Tree
 
@@ -205,7 +266,7 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
                 text.append(f"  line {g.line}", style="dim")
             if again:
                 text.append("  ↑ shown above", style="dim")
-            return text
+            return text if again else _with_details(text, g)
         text.append(g.op, style="op")
         if g.name:
             text.append(f"  {g.name}", style="name")
@@ -214,7 +275,7 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
         text.append(f"  {g.summary()}")
         if again:
             text.append("  ↑ shown above", style="dim")
-        return text
+        return text if again else _with_details(text, g)
 
     root = by_id[graph.root]
     tree = Tree(label(root))
@@ -239,10 +300,30 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
             children.append((child, branch.add(label(child)), depth + 1))
         stack.extend(reversed(children))
     console = make_console(out, no_color=no_color)
+    if width is not None:
+        console.width = width
+    elif not _is_terminal(out):
+        console.width = WIDE
+    note = partial_note(graph)
+    if note:
+        console.print(Text(note, style="error"))
     console.print(tree)
     if cut:
         console.print(Text(f"(the tree stops at {MAX_TREE_DEPTH} levels: -f json or -f dot shows "
                            "every node)", style="dim"))
+
+
+def _is_terminal(out) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _with_details(text, g: GraphNode):
+    for line in g.detail_lines():
+        text.append("\n" + line, style="value")
+    return text
 
 
 def render_graphviz(dot_text: str, suffix: str) -> bytes:
@@ -252,7 +333,8 @@ def render_graphviz(dot_text: str, suffix: str) -> bytes:
         raise ToolError(f"rendering {suffix} needs Graphviz's `dot`, which was not found: install "
                         "the `graphviz` package (Debian/Ubuntu: apt-get install graphviz; macOS: "
                         "brew install graphviz), or write .dot/.mmd/.json instead")
-    done = subprocess.run([exe, f"-T{suffix[1:]}"], input=dot_text.encode("utf-8"),
+    extra = [f"-Gdpi={PNG_DPI}"] if suffix == ".png" else []
+    done = subprocess.run([exe, f"-T{suffix[1:]}", *extra], input=dot_text.encode("utf-8"),
                           capture_output=True, check=False)
     if done.returncode != 0:
         raise ToolError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")
@@ -261,16 +343,29 @@ def render_graphviz(dot_text: str, suffix: str) -> bytes:
 
 # --- the command --------------------------------------------------------------------------
 
+def parse_show(show: str | None) -> frozenset:
+    """`--show values,grads,saved` (any of them, comma-separated)."""
+    if not show:
+        return frozenset()
+    asked = frozenset(part.strip() for part in show.split(",") if part.strip())
+    unknown = sorted(asked - set(SHOWABLE))
+    if unknown:
+        raise UsageError(f"--show {unknown[0]}: choose among {', '.join(SHOWABLE)}")
+    return asked
+
+
 def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
-               output: str | None = None, no_color: bool = False,
+               output: str | None = None, show: str | None = None, no_color: bool = False,
                out: TextIO | None = None, err: TextIO | None = None,
                limits: RunLimits | None = None) -> int:
-    """`autodiff graph`: run the program quietly, then draw its backward graph."""
+    """`autodiff graph`: run the program quietly, then draw its backward graph (on a program
+    that fails, the graph built before the error, marked so, then the error)."""
     import os
     import sys
 
     from .files import write_atomic
     from .limits import applied
+    from .outcome import EXIT_FAILED, describe
     from .source import display_name, load_source
     from .trace import trace_source
 
@@ -280,26 +375,39 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
     def action() -> int:
         if fmt not in FORMATS:
             raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+        asked = parse_show(show)
         suffix = os.path.splitext(output)[1].lower() if output else None
-        if suffix is not None and suffix not in TEXT_SUFFIXES and suffix not in RENDER_SUFFIXES:
-            raise UsageError(f"-o {output}: the suffix must be one of "
-                             f"{', '.join([*RENDER_SUFFIXES, *TEXT_SUFFIXES])}")
+        known = (*RENDER_SUFFIXES, PAGE_SUFFIX, *TEXT_SUFFIXES)
+        if suffix is not None and suffix not in known:
+            raise UsageError(f"-o {output}: the suffix must be one of {', '.join(known)}")
+        page = suffix == PAGE_SUFFIX
         with applied(limits):  # the deadline covers the drawing and Graphviz too
-            trace = trace_source(load_source(path), err=err)
-            trace.raise_error()
-            graph = build_graph(trace, root)
+            trace = trace_source(load_source(path), err=err, record_steps=bool(asked) or page)
+            try:  # the page's panel shows every detail; its drawing only what --show asks
+                graph = build_graph(trace, root, frozenset(SHOWABLE) if page else asked)
+            except UsageError:
+                trace.raise_error()  # a program that failed before building a graph: its error
+                raise
             if output is None:
                 if fmt == "tree":
                     render_tree(graph, out, no_color=no_color)
                 else:
                     out.write(_TEXT_WRITERS[fmt](graph))
-                return EXIT_OK
-            if suffix in RENDER_SUFFIXES:
+            elif suffix in RENDER_SUFFIXES:
                 write_atomic(output, render_graphviz(to_dot(graph), suffix))
+            elif suffix == PAGE_SUFFIX:
+                from .graph_page import graph_page
+
+                drawn = to_dot(graph, details=asked)
+                write_atomic(output, graph_page(graph, render_graphviz(drawn, ".svg")))
             else:
                 write_atomic(output, _TEXT_WRITERS[TEXT_SUFFIXES[suffix]](graph))
-        err.write(f"wrote {output} ({len(graph.nodes)} nodes)\n")
-        return EXIT_OK
+        if trace.error is not None:  # the drawing is out; now the error, as run shows it
+            err.write(describe(trace.error, trace.source.text) + "\n")
+        if output is not None:
+            built = f", {PARTIAL}" if trace.error is not None else ""
+            err.write(f"wrote {output} ({len(graph.nodes)} nodes{built})\n")
+        return EXIT_OK if trace.error is None else max(trace.error.exit_code, EXIT_FAILED)
 
     return guarded(action, err, subject=display_name(path))
 

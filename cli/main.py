@@ -112,7 +112,11 @@ def graph(
                                         help="What to print when no -o is given.")] = "tree",
     output: Annotated[Optional[str], typer.Option(
         "--output", "-o", metavar="FILE",
-        help="Write to FILE: .svg/.png/.pdf (rendered by Graphviz), .dot, .mmd, .json, .txt.")] = None,
+        help="Write to FILE: .svg/.png/.pdf (rendered by Graphviz), .html (a page: click a "
+             "node to see it), .dot, .mmd, .json, .txt.")] = None,
+    show: Annotated[Optional[str], typer.Option(
+        "--show", metavar="values,grads,saved", help="Also show each node's value, its "
+                                                     "gradient, what it saved.")] = None,
     no_color: NoColor = False,
     max_memory: MaxMemory = None,
     timeout: Timeout = None,
@@ -124,7 +128,8 @@ def graph(
     from .graph import graph_path
 
     raise typer.Exit(_supervised(file, max_memory, timeout, lambda limits: graph_path(
-        file, root=root, fmt=format, output=output, no_color=no_color, limits=limits)))
+        file, root=root, fmt=format, output=output, show=show, no_color=no_color,
+        limits=limits)))
 
 
 @app.command()
@@ -149,6 +154,9 @@ def check(
 def explain(
     file: File,
     root: Root = None,
+    call: Annotated[Optional[int], typer.Option(
+        "--call", metavar="N", help="Explain only the Nth backward call (default: every "
+                                    "one, in order).")] = None,
     no_color: NoColor = False,
     max_memory: MaxMemory = None,
     timeout: Timeout = None,
@@ -160,7 +168,7 @@ def explain(
     from .explain import explain_path
 
     raise typer.Exit(_supervised(file, max_memory, timeout, lambda limits: explain_path(
-        file, root=root, no_color=no_color, limits=limits)))
+        file, root=root, call=call, no_color=no_color, limits=limits)))
 
 
 @app.command()

@@ -47,7 +47,8 @@ class Namer:
 
     def chain(self, tensor) -> str:
         """`out = MeanBackward0 ← z = MulBackward0 ← x (leaf)`; branches in parentheses,
-        a node already shown marked `↑`, runs of one unnamed op collapsed to `Op ×n`."""
+        a node already shown marked `↑`, runs of one op under one name (or none: a loop's
+        `y = y * 2`) collapsed to `y = Op ×n`."""
         if tensor.grad_fn is None:
             name = self.tensors.get(id(tensor), "tensor")
             return f"{name} (leaf)" if tensor.requires_grad else f"{name} (no graph)"
@@ -67,14 +68,14 @@ class Namer:
             seen.add(id(node))
             kids = _children(node)
             count = 1
-            if self.name_of(node) is None:
-                while (len(kids) == 1 and type(kids[0]) is not AccumulateGrad
-                       and kids[0].name() == node.name() and self.name_of(kids[0]) is None
-                       and id(kids[0]) not in seen):
-                    node = kids[0]
-                    seen.add(id(node))
-                    kids = _children(node)
-                    count += 1
+            name = self.name_of(node)
+            while (len(kids) == 1 and type(kids[0]) is not AccumulateGrad
+                   and kids[0].name() == node.name() and self.name_of(kids[0]) == name
+                   and id(kids[0]) not in seen):
+                node = kids[0]
+                seen.add(id(node))
+                kids = _children(node)
+                count += 1
             parts.append(self.label(node) + (f" ×{count}" if count > 1 else ""))
             if len(kids) == 1:
                 node = kids[0]

@@ -1,187 +1,235 @@
-"""`autodiff repl`: an interactive session over the same interpreter as `run`.
+"""`autodiff repl`: an interactive session on Python's own `code.InteractiveConsole`.
 
-Each accepted input is appended to the session's program, and the whole program
-is re-run with the same random seed, printing only the new output: state is then
-exactly what `autodiff run` of the session's text would give. An expression
-statement on its own prints its value as Python's REPL does (repr, nothing for
-None). Input that fails is dropped from the session.
+Our parser decides when an input is complete (a string holding a bracket is just a
+string; a block ends with an empty line), the state lives on between inputs (cli/live.py:
+nothing is replayed), readline gives history and tab completion of names and attributes,
+and a few commands open the views on the session so far: `:graph NAME`, `:explain [N]`,
+`:report [NAME]`. With standard input not a terminal there is no banner and no prompt, so
+piped input gives just the output.
 """
 
 from __future__ import annotations
 
+import code
 import io
+import os
 import sys
-import time
-from typing import Callable, TextIO
+from typing import TextIO
 
-from autodiff.parser import ast, parse
-from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
+from autodiff.parser.diagnostics import TgError
 
-from .limits import RunLimits
-from .outcome import EXIT_OK, describe, guarded, internal_error_message
+from .live import LiveProgram, incomplete
+from .outcome import EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded
 
-VALUE = "repl_value__"  # the name an expression's value is bound to for one run
 BANNER = ("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
-          "line; Ctrl-D quits.")
+          "line; help for the commands; exit() or Ctrl-D quits.")
+HELP = """Type .tg statements (Python syntax, PyTorch's API); an expression's value is printed.
+  :graph NAME      the backward graph from the tensor NAME
+  :explain [N]     the backward calls so far, step by step (or only call N)
+  :report [NAME]   every tensor so far (or only NAME): value, grad_fn chain, gradient
+  help             this text
+  exit() quit()    leave (Ctrl-D too)
+"""
+HISTORY = os.path.join(os.path.expanduser("~"), ".autodiff_history")
+QUIT = frozenset({"exit()", "quit()"})
 
 
 class Session:
-    """The program typed so far; `submit` runs one more input and returns what to print.
+    """The session's program; `submit` runs one complete input and returns what to print."""
 
-    With `limits`, each input runs in a guarded child process (cli/guard.py): an input that
-    loops in C or eats the memory is stopped and dropped, and the session goes on."""
-
-    def __init__(self, limits: RunLimits | None = None) -> None:
-        self.lines: list[str] = []
-        self.printed = 0  # characters of output the accepted program already printed
-        self.warned = 0  # characters of warnings it already showed
-        self.limits = limits
+    def __init__(self, *, no_color: bool = True, limits=None) -> None:
+        self.program = LiveProgram(limits)
+        self.no_color = no_color
 
     def submit(self, text: str) -> tuple[str, str]:
-        """(stdout, stderr) for one input."""
-        if self.limits is None:
-            try:
-                result = self._evaluate(text)
-            except Exception as exc:  # noqa: BLE001 - ours: reported, and the session goes on
-                return "", f"autodiff: {internal_error_message(f'{type(exc).__name__}: {exc}')}\n"
+        """(stdout, stderr) for one input (a statement, a block or a `:` command)."""
+        out, err = io.StringIO(), io.StringIO()
+        stripped = text.strip()
+        if stripped.startswith(":"):
+            self.command(stripped, out, err)
+        elif stripped == "help":
+            out.write(HELP)
+        elif stripped in ("exit", "quit"):
+            out.write(f"Use {stripped}() or Ctrl-D (i.e. EOF) to exit\n")
         else:
-            from .guard import Lost, call_in_child
-            from .limits import applied, process_limits
+            error = self.program.run(text, out, err)
+            if error is not None:
+                err.write(describe(error, text) + "\n")
+        return out.getvalue(), err.getvalue()
 
-            def evaluate() -> dict:
-                self.limits.started = time.monotonic()  # forked just now: the watcher's clock
-                with applied(self.limits):
-                    return self._evaluate(text)
+    def command(self, text: str, out: TextIO, err: TextIO) -> None:
+        word, _, argument = text.partition(" ")
+        argument = argument.strip() or None
+        views = {":graph": self._graph, ":explain": self._explain, ":report": self._report}
+        if word not in views:
+            err.write(f"unknown command {word}: try :graph NAME, :explain, :report or help\n")
+            return
+        try:
+            views[word](argument, out)
+        except (UsageError, ToolError) as exc:
+            err.write(f"{word}: {exc}\n")
+        except ProgramError as exc:
+            err.write(describe(exc.error, exc.source) + "\n")
 
+    def _graph(self, name: str | None, out: TextIO) -> None:
+        from .graph import build_graph, render_tree
+
+        render_tree(build_graph(self.program.trace, name), out, no_color=self.no_color)
+
+    def _explain(self, call: str | None, out: TextIO) -> None:
+        from .explain import explain_from, render_explain
+
+        if call is not None and not call.isdigit():
+            raise UsageError(f"{call}: give the number of a backward call")
+        lines = explain_from(self.program.trace, call=int(call) if call else None,
+                             jacobians=False)
+        render_explain(lines, out, no_color=self.no_color)
+
+    def _report(self, name: str | None, out: TextIO) -> None:
+        from .report import build_report, render_report
+
+        render_report(build_report(self.program.trace, [name] if name else None), out,
+                      no_color=self.no_color)
+
+
+class Console(code.InteractiveConsole):
+    """Python's console loop, with our parser judging completeness and our session running
+    each complete input."""
+
+    def __init__(self, session: Session, out: TextIO, err: TextIO, interactive: bool) -> None:
+        super().__init__(filename="<stdin>")
+        self.session, self.out, self.err, self.interactive = session, out, err, interactive
+        self.done = False
+
+    def runsource(self, source: str, filename: str = "<stdin>", symbol: str = "single") -> bool:
+        """True: the input is unfinished, read another line (Python's own contract)."""
+        stripped = source.strip()
+        if stripped in QUIT:
+            self.done = True
+            return False
+        if not stripped or stripped.startswith(":") or stripped in ("help", "exit", "quit"):
+            return self._submit(source)
+        from autodiff.parser import parse
+
+        try:
+            module = parse(source + "\n", filename)
+        except TgError as error:
+            if incomplete(error) and not source.endswith("\n"):
+                return True
+            return self._submit(source)
+        # a compound statement ends with an empty line, as in Python's REPL
+        lines = source.split("\n")
+        compound = module.body and type(module.body[-1]).__name__ in (
+            "If", "While", "For", "FunctionDef", "With")
+        if compound and lines[-1].strip():
+            return True
+        return self._submit(source)
+
+    def _submit(self, source: str) -> bool:
+        if source.strip():
+            printed, problem = self.session.submit(source.rstrip("\n"))
+            self.out.write(printed)
+            self.out.flush()
+            self.err.write(problem)
+            self.err.flush()
+        return False
+
+    def raw_input(self, prompt: str = "") -> str:
+        if self.done:
+            raise EOFError
+        if self.interactive:
+            return input(prompt)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    def write(self, data: str) -> None:
+        if data == "\n" and not self.interactive:
+            return  # the newline after EOF only ends a prompt's line; piped, there is none
+        self.err.write(data)
+
+
+class Completer:
+    """readline completion: names of the session (and builtins), then attributes of the
+    object a dotted name reaches, as far as the sandbox lets a program see them."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.matches: list[str] = []
+
+    def candidates(self, text: str) -> list[str]:
+        from autodiff.interpreter.sandbox import default_policy, private, public_names
+
+        program = self.session.program
+        if "." not in text:
+            pool = [*program.names(), *program.builtins, "help", "exit()", "quit()"]
+            return sorted({n for n in pool if n.startswith(text) and not private(n)})
+        head, _, tail = text.rpartition(".")
+        parts = head.split(".")
+        obj = program.globals.get(parts[0], program.builtins.get(parts[0]))
+        for part in parts[1:]:
+            if obj is None or private(part) or not default_policy(obj, part):
+                return []
+            obj = getattr(obj, part, None)
+        if obj is None:
+            return []
+        names = public_names(obj) or {n for n in dir(obj) if default_policy(obj, n)}
+        return sorted(f"{head}.{n}" for n in names if n.startswith(tail) and not private(n))
+
+    def complete(self, text: str, state: int) -> str | None:
+        if state == 0:
             try:
-                result = call_in_child(evaluate, process_limits(self.limits))
-            except Lost as lost:
-                return "", lost.describe("<stdin>") + "\n"
-        if result["accepted"]:
-            self.lines.extend(text.split("\n"))
-            self.printed += result["printed"]
-            self.warned += result["warned"]
-        return result["out"], result["err"]
+                self.matches = self.candidates(text)
+            except Exception:  # completion must never break the prompt
+                self.matches = []
+        return self.matches[state] if state < len(self.matches) else None
 
-    def _evaluate(self, text: str) -> dict:
-        """Run the session's program with `text` added; changes nothing in the session."""
-        from autodiff.interpreter import run_source
-        from autodiff.interpreter.deadline import ProgramStopped
 
-        from .trace import Capture
+def _readline(session: Session) -> None:
+    try:
+        import readline
+    except ImportError:
+        return
+    readline.set_completer(Completer(session).complete)
+    readline.set_completer_delims(" \t\n()[]{},:;+-*/%<>=!&|^~'\"")
+    readline.parse_and_bind("tab: complete")
+    try:
+        readline.read_history_file(HISTORY)
+    except OSError:
+        pass
+    import atexit
 
-        offset = len(self.lines)
-        rejected = {"accepted": False, "printed": 0, "warned": 0, "out": ""}
+    def save() -> None:
         try:
-            snippet = parse(text + "\n", "<stdin>")
-        except TgError as exc:
-            exc.line = max(exc.line, 1)
-            return {**rejected, "err": describe(exc, text) + "\n"}
-        except ProgramStopped as stop:  # the time limit, while parsing
-            return {**rejected, "err": f"<stdin>: {stop.error_class}: {stop.message}\n"}
-        body = snippet.body
-        single_expr = len(body) == 1 and isinstance(body[0], ast.ExprStmt)
-        run_text = "\n".join(self.lines + ([f"{VALUE} = ({text.strip()})"] if single_expr
-                                           else [text]))
-        out, warnings = Capture(), io.StringIO()
-        try:
-            result = run_source(run_text + "\n", "<stdin>", out=out, err=warnings)
-        except ProgramStopped as stop:  # the time limit, while parsing the whole session
-            return {**rejected, "err": f"<stdin>: {stop.error_class}: {stop.message}\n"}
-        new_output = out.getvalue()[self.printed:]
-        new_warnings = warnings.getvalue()[self.warned:]
-        if result.error is not None:
-            error = result.error
-            error.line -= offset
-            error.end_line = (error.end_line or error.line + offset) - offset
-            if single_expr and error.line == 1:  # undo the `repl_value__ = (` prefix
-                shift = len(VALUE) + 4
-                error.col = max(error.col - shift, 1)
-                error.end_col = None if error.end_col is None else max(error.end_col - shift, 2)
-            return {**rejected, "out": new_output,
-                    "err": new_warnings + describe(error, text) + "\n"}
-        printed, warned = len(new_output), len(new_warnings)
-        if single_expr:
-            value = result.globals.get(VALUE)
-            if value is not None:
-                try:  # the program's object, shown outside the program: its errors are its own
-                    new_output += repr(value) + "\n"
-                except Exception as exc:  # noqa: BLE001 - as Python's REPL: the input ran
-                    failed = TgError(type(exc).__name__, str(exc), filename="<stdin>", line=1,
-                                     col=1, exit_code=EXIT_RUNTIME)
-                    new_warnings += describe(failed, text) + "\n"
-        return {"accepted": True, "printed": printed, "warned": warned, "out": new_output,
-                "err": new_warnings}
+            readline.write_history_file(HISTORY)
+        except OSError:
+            pass
 
-
-class _Brackets:
-    """Open brackets so far in one input, counted line by line (not the whole text again)."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-
-    def add(self, line: str) -> None:
-        self.depth += sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
-
-
-def needs_more(lines: list[str], depth: int | None = None) -> bool:
-    """Is the input unfinished: an open block, or open brackets?"""
-    if depth is None:
-        text = "\n".join(lines)
-        depth = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
-    if depth > 0:
-        return True
-    if lines[0].rstrip().endswith(":"):
-        return lines[-1].strip() != ""
-    return False
-
-
-def repl_loop(read: Callable[[str], str], out: TextIO, err: TextIO,
-              limits: RunLimits | None = None) -> int:
-    """Read-eval-print until end of input; `read(prompt)` raises EOFError at the end."""
-    session = Session(limits)
-    while True:
-        try:
-            brackets = _Brackets()
-            lines = [read(">>> ")]
-            brackets.add(lines[0])
-            while needs_more(lines, brackets.depth):
-                lines.append(read("... "))
-                brackets.add(lines[-1])
-        except EOFError:
-            out.write("\n")
-            return EXIT_OK
-        except KeyboardInterrupt:  # as Python's REPL: drop the input, keep the session
-            out.write("\nKeyboardInterrupt\n")
-            continue
-        text = "\n".join(lines).rstrip()
-        if not text.strip():
-            continue
-        try:
-            printed, problem = session.submit(text)
-        except KeyboardInterrupt:  # Ctrl-C while it ran: as Python's REPL, the session goes on
-            out.write("\nKeyboardInterrupt\n")
-            continue
-        out.write(printed)
-        err.write(problem)
-        out.flush()
+    atexit.register(save)
 
 
 def repl_session(*, no_color: bool = False, out: TextIO | None = None,
-                 err: TextIO | None = None, limits: RunLimits | None = None) -> int:
+                 err: TextIO | None = None, interactive: bool | None = None,
+                 limits=None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        import readline  # noqa: F401  (line editing and history for input())
-    except ImportError:
-        pass
+    if interactive is None:
+        interactive = sys.stdin.isatty()
 
     def action() -> int:
-        if limits is not None:
-            from .limits import process_limits
+        session = Session(no_color=no_color, limits=limits)  # (a bad limit: before the banner)
+        if interactive:
+            _readline(session)
+        console = Console(session, out, err, interactive)
+        if not interactive:
+            sys.ps1 = sys.ps2 = ""
+        else:
+            sys.ps1, sys.ps2 = ">>> ", "... "
+        try:
+            console.interact(banner=BANNER if interactive else "", exitmsg="")
+        except SystemExit:
+            pass
+        return EXIT_OK
 
-            process_limits(limits)  # a bad --timeout or --max-memory: said before the banner
-        out.write(BANNER + "\n")
-        return repl_loop(input, out, err, limits)
-
-    return guarded(action, err, subject="<stdin>")
+    return guarded(action, err)

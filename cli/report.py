@@ -32,15 +32,27 @@ def build_report(trace: Trace, show: list[str] | None = None) -> list[dict[str, 
     namer = Namer(trace)
     reached = {key for call in trace.calls for key in call.delivered}
     cuts = GraphCuts(trace.source.text)
-    return [_entry(name, t, trace, namer, reached, cuts) for name, t in tensors.items()]
+    earlier: dict[str, list] = {}
+    for binding, t, count, later in trace.earlier_bindings():
+        earlier.setdefault(binding.name, []).append((binding, t, count, later))
+    entries = []
+    for name, t in tensors.items():
+        for binding, old, count, later in earlier.get(name, ()):
+            entry = _entry(name, old, trace, namer, reached, binding.line, cuts)
+            entry["rebound_at"] = later  # optional: an earlier binding, still in the graph
+            if count > 1:
+                entry["bindings_at_line"] = count
+            entries.append(entry)
+        entries.append(_entry(name, t, trace, namer, reached, trace.line_of(name), cuts))
+    return entries
 
 
 def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set,
-           cuts: "GraphCuts") -> dict[str, Any]:
+           line: int | None, cuts: "GraphCuts") -> dict[str, Any]:
     grad = grad_of(t)
     return {
         "name": name,
-        "line": trace.line_of(name),
+        "line": line,
         "shape": list(t.shape),
         "dtype": dtype_text(t.dtype),
         "value": repr(t),
@@ -161,6 +173,10 @@ def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool 
         if e["line"]:
             head.append(f"  line {e['line']}", style="dim")
         head.append(f"  {shape_text(e['shape'])} {e['dtype']}  ")
+        if e.get("rebound_at"):
+            times = e.get("bindings_at_line", 1)
+            head.append(f"(an earlier binding{f' (the last of {times} made by this line)' if times > 1 else ''}, "
+                        f"rebound at line {e['rebound_at']}; still in the graph)  ", style="dim")
         if e["is_leaf"]:
             head.append("leaf" + (", requires_grad" if e["requires_grad"] else ""), style="leaf")
         else:

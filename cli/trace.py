@@ -41,6 +41,11 @@ class Step:
     node: Any
     grad_in: np.ndarray
     grads_out: list | None
+    # what the rule read, copied as it ran (a backward without retain_graph frees it after):
+    # the inputs (arrays, numbers or None), the forward result, the recorded params
+    inputs: tuple | None = None
+    out: np.ndarray | None = None
+    params: dict | None = None
 
 
 @dataclass(eq=False)
@@ -52,6 +57,7 @@ class BackwardCall:
     create_graph: bool
     delivered: dict = field(default_factory=dict)  # id(leaf) -> gradient this call added
     steps: list[Step] = field(default_factory=list)
+    finished: bool | None = None  # False: an error stopped this pass part way
 
 
 @dataclass(eq=False)
@@ -63,6 +69,9 @@ class Trace:
     calls: list[BackwardCall]
     error: TgError | None
     output: str = ""
+    bindings: list = field(default_factory=list)  # every tensor binding (cli/bindings.py)
+    kept: dict = field(default_factory=dict)  # (name, line) -> the last tensor bound there
+    failed_call: BackwardCall | None = None  # the last backward call, when it raised
 
     def tensors(self) -> dict[str, Tensor]:
         """Top-level names bound to tensors, in order of first assignment."""
@@ -80,23 +89,83 @@ class Trace:
         for name, t in self.tensors().items():
             if t.grad_fn is not None:
                 names.setdefault(id(t.grad_fn), name)
+        for binding in self.bindings:  # earlier bindings of a rebound name
+            node = binding.node() if binding.node is not None else None
+            if node is not None:
+                names.setdefault(id(node), binding.name)
         return names
 
+    def node_lines(self) -> dict[int, int]:
+        """id(grad_fn node) -> the line of the binding that made it."""
+        lines: dict[int, int] = {}
+        for binding in self.bindings:
+            node = binding.node() if binding.node is not None else None
+            if node is not None:
+                lines[id(node)] = binding.line
+        return lines
+
     def line_of(self, name: str | None) -> int | None:
-        return self.assigned_lines.get(name) if name else None
+        """The line of the binding `name` holds now (its first assignment when unknown)."""
+        if not name:
+            return None
+        current = self.globals.get(name)
+        for binding in reversed(self.bindings):
+            if binding.name == name and binding.tensor() is current:
+                return binding.line
+        return self.assigned_lines.get(name)
+
+    def earlier_bindings(self) -> list:
+        """Bindings a name no longer holds whose node is still part of the graph of a tensor
+        the program holds; of several made by one line (a loop), the last one, with how many
+        it stands for: [(binding, tensor, count, line that rebound it)]."""
+        held = {id(t) for t in self.tensors().values()}
+        reachable = _graph_nodes([t.grad_fn for t in self.tensors().values()
+                                  if t.grad_fn is not None])
+        counts: dict = {}
+        later: dict = {}
+        for i, binding in enumerate(self.bindings):
+            node = binding.node() if binding.node is not None else None
+            tensor = binding.tensor()
+            if node is None or id(node) not in reachable or (
+                    tensor is not None and id(tensor) in held):
+                continue
+            key = (binding.name, binding.line)
+            counts[key] = counts.get(key, 0) + 1
+            later[key] = next((b.line for b in self.bindings[i + 1:] if b.name == binding.name),
+                              None)
+        found = []
+        for key, count in counts.items():
+            t = self.kept.get(key)
+            if t is not None and id(t) not in held and t.grad_fn is not None and \
+                    id(t.grad_fn) in reachable:
+                binding = next(b for b in reversed(self.bindings) if (b.name, b.line) == key)
+                found.append((binding, t, count, later[key]))
+        return found
 
     def raise_error(self) -> None:
         if self.error is not None:
             raise ProgramError(self.error, self.source.text)
 
 
+def _graph_nodes(starts) -> set:
+    seen, stack = set(), list(starts)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(c for c, _ in node.next_functions if c is not None)
+    return seen
+
+
 def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO | None = None,
-                 record_steps: bool = False,
+                 record_steps: bool = False, watch_bindings: bool = True,
                  on_create: Callable[[int, Tensor], None] | None = None,
                  after_backward: Callable[[int], None] | None = None,
                  seeds: dict[int, np.ndarray] | None = None) -> Trace:
     """Run `source`, printing to `out` (captured into Trace.output when None); the program's
-    warnings go to `err` (stderr when None). Views that re-run a program pass a throwaway
+    warnings go to `err` (stderr when None). With `watch_bindings`, every tensor bound to a
+    top-level name is noted with its line (Trace.bindings). Views that re-run a program pass a throwaway
     `err` for the re-runs, so each warning is shown once. Every run starts from a fresh
     session, so re-runs draw the same random numbers."""
     from autodiff.interpreter import run_source
@@ -112,7 +181,15 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO
 
     session = current().for_run()
     session.observers = _observers(trace, created, record_steps, after_backward, seeds or {})
-    result = run_source(source.text, source.filename, out=stream, err=err, session=session)
+    if watch_bindings:
+        from .bindings import run_watched
+
+        result, log = run_watched(source.text, source.filename, out=stream, err=err,
+                                  session=session)
+        if log is not None:
+            trace.bindings, trace.kept = log.log, log.kept
+    else:
+        result = run_source(source.text, source.filename, out=stream, err=err, session=session)
     trace.globals = result.globals
     trace.assigned_lines = result.assigned_lines
     trace.error = result.error
@@ -123,6 +200,24 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO
 
 def _array(g) -> np.ndarray:
     return np.array(g.array if type(g) is Tensor else g, copy=True)
+
+
+def _grad_array(g):
+    if type(g) is list:  # a node with several outputs: one gradient (or None) per output
+        return [None if x is None else _array(x) for x in g]
+    return _array(g)
+
+
+def _read_by_rule(node) -> tuple:
+    """(inputs, out, params) of a node as its rule is about to read them."""
+    if type(node) is AccumulateGrad:
+        return None, None, None
+    saved = node.saved
+    inputs = None
+    if isinstance(saved, (tuple, list)):
+        inputs = tuple(_array(v) if type(v) is Tensor else v for v in saved)
+    out = None if node.out is None else np.array(node.out, copy=True)
+    return inputs, out, dict(node.params) if node.params else None
 
 
 def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict) -> Observers:
@@ -143,7 +238,7 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         if record_steps:
             outs = None if grads_out is None else [None if o is None else _array(o)
                                                    for o in grads_out]
-            call.steps.append(Step(node, _array(grad_in), outs))
+            call.steps.append(Step(node, _grad_array(grad_in), outs, *_read_by_rule(node)))
 
     def started(tensors, grad_tensors, create_graph, is_grad):
         if is_grad:  # torch.autograd.grad: watched only through its steps (ignored above)
@@ -167,13 +262,19 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
                     earlier.steps = []
                 last_on[key] = call
         trace.calls.append(call)
+        trace.failed_call = None
         current[0] = call
         return None if gradient is None else [gradient]
 
     def finished(ok: bool) -> None:
         call, current[0] = current[0], None
+        if call is not None:
+            call.finished = ok
         if not ok and call is not None and trace.calls and trace.calls[-1] is call:
-            trace.calls.pop()  # it raised: a program may catch that and go on; nothing to show
+            # it raised: a program may catch that and go on, so it is no call of the run;
+            # `explain` still shows its steps when that error is what stopped the program
+            trace.calls.pop()
+            trace.failed_call = call
         if ok and after_backward is not None:
             after_backward(len(trace.calls))
 

@@ -19,7 +19,6 @@ import pytest
 from json_schemas import problems
 
 from autodiff.cli.check import check_source
-from autodiff.cli.explain import explain_lines
 from autodiff.cli.repl import Session
 from autodiff.cli.run import run_path
 from autodiff.cli.source import LoadedSource
@@ -203,45 +202,6 @@ def test_check_exits_1_on_failure(tmp_path: Path) -> None:
     prog.write_text(DETACHED)
     done = cli("check", str(prog))
     assert done.returncode == 1 and "FAIL" in done.stdout
-
-
-# --- explain: values derived by hand ---------------------------------------------------------
-
-def test_explain_seed_scalar_derivative() -> None:
-    # y = 2x² + b at x = 2: dy/d(2x²) = 1, d(2p)/dp = 2, d(x²)/dx = 2x = 4, so x.grad = 8
-    text = "\n".join(explain_lines(source((SAMPLES / "seed_scalar_derivative.tg").read_text())))
-    assert "seed: ∂y/∂y = tensor(1.)" in text
-    assert "MulBackward0: ∂(a·b)/∂a = b: g·b\n        sends tensor(2.)" in text
-    assert "PowBackward0: ∂(aⁿ)/∂a = n·aⁿ⁻¹" in text
-    assert text.rstrip().endswith("x.grad += tensor(8.)")
-
-
-def test_explain_seed_jacobian_vector() -> None:
-    # y = x·2¹⁰ (ten doublings), so J = 1024·I and vᵀJ = 1024·v = [102.4, 1024, 0.1024]
-    text = "\n".join(explain_lines(source((SAMPLES / "seed_jacobian_vector.tg").read_text())))
-    assert "J = ∂y/∂x [3, 3] =" in text
-    assert "tensor([[1024.,    0.,    0.]," in text
-    assert "v = tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])" in text
-    assert "vᵀJ = tensor([1.0240e+02, 1.0240e+03, 1.0240e-01])" in text
-    assert sum(line.startswith("[") and "MulBackward0:" in line for line in text.split("\n")) == 10
-    assert text.rstrip().endswith("x.grad += tensor([1.0240e+02, 1.0240e+03, 1.0240e-01])")
-
-
-def test_explain_broadcast_sum() -> None:
-    # (x + b).sum() with x [2, 2], b [2]: b's gradient sums the ones over dim 0 -> [2, 2]
-    prog = ("x = torch.ones(2, 2, requires_grad=True)\nb = torch.ones(2, requires_grad=True)\n"
-            "y = (x + b).sum()\ny.backward()\n")
-    text = "\n".join(explain_lines(source(prog)))
-    assert "broadcast: summed from [2, 2] to [2] = tensor([2., 2.])" in text
-    assert "b.grad += tensor([2., 2.])" in text
-
-
-def test_explain_seed_square_grad() -> None:
-    # y = x² at x = [2.]: one element, so backward() seeds [1.]; 2x·g = [4.]
-    text = "\n".join(explain_lines(source((SAMPLES / "seed_square_grad.tg").read_text())))
-    assert "seed: ∂y/∂y = tensor([1.])" in text
-    assert "sends tensor([4.])" in text
-    assert text.rstrip().endswith("x.grad += tensor([4.])")
 
 
 # --- repl ---------------------------------------------------------------------------------

@@ -1,0 +1,66 @@
+"""`autodiff check`'s view: autograd value, numerical value and difference side by side."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from autodiff.cli.check import check_path, check_source, render_check
+from autodiff.cli.source import LoadedSource, load_source
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+NAN_AT_ZERO = ("x = torch.tensor([0.0, 1.0], requires_grad=True)\n"
+               "y = (x.sqrt() * 0).sum()\ny.backward()\n")  # 0·∞ = NaN at x = 0
+FLOAT32_ROUNDING = ("x = torch.tensor([0.1, 0.7], requires_grad=True)\n"
+                    "y = (x * 1.1).exp().exp().sum()\ny.backward()\n")
+
+
+def rendered(source: LoadedSource, columns: int, monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = io.StringIO()
+    render_check(check_source(source, err=io.StringIO()), out, no_color=True)
+    return out.getvalue()
+
+
+def test_values_side_by_side(monkeypatch) -> None:
+    # out = mean(3(x+2)²) at x = 1: d/dx = 6(x+2)/4 = 4.5 in each of the 4 elements
+    text = rendered(load_source(str(SAMPLES / "seed_ones_mean.tg")), 100, monkeypatch)
+    lines = text.splitlines()
+    assert lines[1].split() == ["element", "autograd", "numerical", "difference"]
+    rows = [line.replace(", ", ",").split() for line in lines[2:6]]
+    assert [r[0] for r in rows] == ["x[0,0]", "x[0,1]", "x[1,0]", "x[1,1]"]
+    for row in rows:
+        assert float(row[1]) == 4.5 and float(row[2]) == pytest.approx(4.5, rel=1e-8)
+        assert float(row[3]) < 1e-8 and row[4] == "ok"
+    assert "float32" not in text  # its float32 gradients equal the float64 ones: no note
+    assert lines[-1] == "the leaf x is ok"
+
+
+def test_narrow_terminal_keeps_every_digit(monkeypatch) -> None:
+    # y = x·2¹⁰, v = [0.1, 1, 1e-4]: x.grad = [102.4, 1024, 0.1024]
+    text = rendered(load_source(str(SAMPLES / "seed_jacobian_vector.tg")), 40, monkeypatch)
+    assert "…" not in text
+    assert all(len(line) <= 40 for line in text.splitlines()
+               if not line.startswith(("gradients of", "note", "the leaf")))
+    assert "  autograd   102.4" in text and "  autograd   1024" in text
+    assert "  autograd   0.1024" in text
+
+
+def test_nan_gradient_is_not_ok(monkeypatch) -> None:
+    result = check_source(LoadedSource(NAN_AT_ZERO, "prog.tg"), err=io.StringIO())
+    assert not result.ok and result.leaves[0].nan == 1
+    text = rendered(LoadedSource(NAN_AT_ZERO, "prog.tg"), 100, monkeypatch)
+    assert "NaN gradient: x" in text and "FAILED: x" in text and " ok\n" in text  # x[1] is fine
+
+
+def test_float32_note_only_for_a_real_difference(monkeypatch) -> None:
+    text = rendered(LoadedSource(FLOAT32_ROUNDING, "prog.tg"), 100, monkeypatch)
+    assert "float32 gradients differ from the float64 ones by up to" in text
+
+
+def test_exit_status(tmp_path: Path) -> None:
+    prog = tmp_path / "nan.tg"
+    prog.write_text(NAN_AT_ZERO)
+    assert check_path(str(prog), out=io.StringIO(), err=io.StringIO()) == 1
