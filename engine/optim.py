@@ -111,6 +111,11 @@ class Optimizer:
             for p in group["params"]:
                 zero_grad_of(p, set_to_none)
 
+    def _update_group(self, group: dict) -> None:
+        """One group's step; by default each parameter with a gradient on its own."""
+        for p, g in _gradients(group):
+            self._update(p, g, group, self.state[p])
+
     def step(self, closure=None):
         loss = None
         if closure is not None:
@@ -200,10 +205,6 @@ class Adam(Optimizer):
             differentiable=differentiable, fused=fused,
             decoupled_weight_decay=decoupled_weight_decay))
 
-    def _update_group(self, group: dict) -> None:
-        for p, g in _gradients(group):
-            self._update(p, g, group, self.state[p])
-
     @staticmethod
     def _update(p: Tensor, g, group: dict, state: dict) -> None:
         x = np.asarray(p.array)
@@ -261,10 +262,6 @@ class RMSprop(Optimizer):
             lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
             weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
             differentiable=differentiable))
-
-    def _update_group(self, group: dict) -> None:
-        for p, g in _gradients(group):
-            self._update(p, g, group, self.state[p])
 
     @staticmethod
     def _update(p: Tensor, g, group: dict, state: dict) -> None:
