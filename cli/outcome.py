@@ -40,8 +40,13 @@ class ToolError(Exception):
 
 
 def describe(error: TgError, source: str | None) -> str:
-    """The diagnostic text: `FILE:LINE:COL: Class: message`, source line and caret."""
-    return error.render(source) if source is not None else error.headline()
+    """The diagnostic text: `FILE:LINE:COL: Class: message`, source line and caret, then
+    the hints (parser/hints.py) on the lines after it."""
+    from autodiff.parser.hints import hint_block
+
+    text = error.render(source) if source is not None else error.headline()
+    hints = hint_block(error, source)
+    return text + "\n" + hints.rstrip("\n") if hints else text
 
 
 class Terminated(BaseException):
@@ -65,7 +70,7 @@ def guarded(action: Callable[[], int], err: TextIO) -> int:
         err.write(describe(exc.error, exc.source) + "\n")
         return exc.error.exit_code
     except TgError as exc:  # raised before any source was read (missing file, bad bytes)
-        err.write(exc.headline() + "\n")
+        err.write(describe(exc, None) + "\n")
         return exc.exit_code
     except UsageError as exc:
         err.write(f"autodiff: error: {exc}\n")
