@@ -374,3 +374,6 @@ def _grad_none_reason(owner: str, value: Any) -> str:
 @rule("TypeError", r"unsupported operand type\(s\) for .*'NoneType'")
 def _none_operand(m: re.Match, cx: Context) -> str | None:
     return _none_grad(cx)
+
+
+from . import source_hints  # noqa: E402,F401 - registers the source-file rules in this table
