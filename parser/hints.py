@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from . import ast, suggest
 from .diagnostics import TgError
@@ -80,7 +80,7 @@ def _size(node: ast.Node) -> tuple:
     return (node.end_line - node.line, (node.end_col or 0) - node.col)
 
 
-Rule = Callable[[re.Match, Context], "str | None"]
+Rule = Callable[[re.Match, Context], Optional[str]]
 _RULES: list[tuple[str, re.Pattern, Rule]] = []
 
 
@@ -175,14 +175,11 @@ def _name(m: re.Match, cx: Context) -> str | None:
 @rule("AttributeError", r"^module '(?P<module>[^']+)' has no attribute '(?P<name>[^']+)'")
 def _module_attribute(m: re.Match, cx: Context) -> str | None:
     module, name = m["module"], m["name"]
-    found = suggest.closest(name, suggest.module_names(module))
-    if found:
-        return _did_you_mean(found)
-    other = suggest.elsewhere(name, skip=module)
+    other = suggest.elsewhere(name, skip=module)  # the right name in the wrong namespace
     if other:
-        return _("'{name}' is in {other}, not in {module}.").format(name=name, other=other,
-                                                                    module=module)
-    return None
+        return _("Did you mean: {other}.{name}? '{name}' is in {other}, not in {module}.").format(
+            name=name, other=other, module=module)
+    return _did_you_mean(suggest.closest(name, suggest.module_names(module)))
 
 
 @rule("AttributeError", r"^'(?P<type>[^']+)' object has no attribute '(?P<name>[^']+)'")

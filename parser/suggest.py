@@ -92,10 +92,10 @@ def public_names_of_class(cls: type) -> frozenset[str]:
 
 
 def elsewhere(name: str, skip: str | None = None) -> str | None:
-    """The torch namespace that does have `name` (`torch.Linear` → torch.nn.Linear)."""
+    """The torch namespace that does have `name` (torch.nn for `torch.Linear`)."""
     for module, namespace in modules().items():
         if module != skip and module != "math" and name in public_names(namespace):
-            return f"{module}.{name}"
+            return module
     return None
 
 
