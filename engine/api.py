@@ -96,6 +96,7 @@ class Variable(metaclass=TensorKind):
 
 autograd = make_namespace("torch.autograd", {
     "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
+    "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "functional": make_namespace("torch.autograd.functional", functional_autograd.FUNCTIONS)})
 
 _NN_FUNCTIONS = _collect("nn_functions")

@@ -228,9 +228,17 @@ class ToAst:
     def param_default(self, c):
         return ast.Param(c[0].value, c[2], **self.span(c[0], c[2]))
 
+    def with_item(self, c):
+        return c[0], (c[2].value if len(c) == 3 else None)
+
     def with_stmt(self, c):
+        """`with a, b as n:` is `with a:` holding `with b as n:`, as in Python."""
         body, last = c[-1]
-        return ast.With(c[1], c[3].value if len(c) > 5 else None, body, **self.span(c[0], last))
+        items = [x for x in c[1:-2] if type(x) is tuple]
+        for context, name in reversed(items):
+            start = c[0] if context is items[0][0] else context
+            body = [ast.With(context, name, body, **self.span(start, last))]
+        return body[0]
 
     # ---- expressions ----
     def tests(self, c):
