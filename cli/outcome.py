@@ -39,13 +39,14 @@ class ToolError(Exception):
     """Something outside the program failed (Graphviz missing, an unwritable file)."""
 
 
-def describe(error: TgError, source: str | None) -> str:
+def describe(error: TgError, source: str | None, scope: dict | None = None) -> str:
     """The diagnostic text: `FILE:LINE:COL: Class: message`, source line and caret, then
-    the hints (parser/hints.py) on the lines after it."""
+    the hints (parser/hints.py) on the lines after it; `scope`, the program's variables
+    when the caller has them (a live session), lets a hint name their values."""
     from autodiff.parser.hints import hint_block
 
     text = error.render(source) if source is not None else error.headline()
-    hints = hint_block(error, source)
+    hints = hint_block(error, source, scope)
     return text + "\n" + hints.rstrip("\n") if hints else text
 
 

@@ -68,7 +68,7 @@ class Context:
 
     def text(self, node: ast.Node | None) -> str | None:
         """The source text of `node` when it sits on one line."""
-        if node is None or self.source is None or node.line != node.end_line:
+        if node is None or self.source is None or node.line != node.end_line or not node.end_col:
             return None
         lines = self.source.split("\n")
         if not 1 <= node.line <= len(lines):
@@ -139,7 +139,8 @@ def warning_hint(category: str, message: str, lines: list[str], node: ast.Node |
 
 
 def _node_text(lines: list[str], node: ast.Node | None) -> str | None:
-    if node is None or node.line != node.end_line or not 1 <= node.line <= len(lines):
+    if node is None or node.line != node.end_line or not 1 <= node.line <= len(lines) or \
+            not node.end_col:
         return None
     return lines[node.line - 1][node.col - 1: node.end_col - 1]
 
@@ -371,6 +372,17 @@ def _grad_none_reason(owner: str, value: Any) -> str:
 @rule("TypeError", r"unsupported operand type\(s\) for .*'NoneType'")
 def _none_operand(m: re.Match, cx: Context) -> str | None:
     return _none_grad(cx)
+
+
+@rule("TypeError", r"^'(?P<type>[^']+)' object is not callable")
+def _attribute_called(m: re.Match, cx: Context) -> str | None:
+    node = cx.node()
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args
+            and not node.keywords):
+        return None
+    called = cx.text(node.func)
+    return _("{attr} is a value ({type}), not a method: write {attr} without the ().").format(
+        attr=called, type=m["type"]) if called else None
 
 
 from . import source_hints  # noqa: E402,F401 - registers the source-file rules in this table

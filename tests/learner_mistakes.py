@@ -220,4 +220,18 @@ MISTAKES = [  # (name, program after `import torch`, exit code, stdout, stderr)
      '    print("梯度", x.gard)\n'
      '                  ^^^^^^\n'
      "hint: Did you mean: 'grad'?\n"),
+    ('attribute_called',
+     'x = torch.ones(2, requires_grad=True)\nprint(x.is_leaf())\n',
+     1, '',
+     "attribute_called.tg:3:7: TypeError: 'bool' object is not callable\n"
+     '    print(x.is_leaf())\n'
+     '          ^^^^^^^^^^^\n'
+     'hint: x.is_leaf is a value (bool), not a method: write x.is_leaf without the ().\n'),
+    ('layer_keyword_typo',
+     'import torch.nn as nn\nlayer = nn.Linear(2, 3, bais=False)\n',
+     1, '',
+     "layer_keyword_typo.tg:3:9: TypeError: Linear.__init__() got an unexpected keyword argument 'bais'\n"
+     '    layer = nn.Linear(2, 3, bais=False)\n'
+     '            ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+     "hint: Did you mean: 'bias'?\n"),
 ]
