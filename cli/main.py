@@ -51,6 +51,11 @@ def main(
                                           callback=_version, is_eager=True)] = False,
 ) -> None:
     """autodiff: see autograd work, from the shell."""
+    import numpy
+
+    # The views compute on the program's values after it ran (differences, norms): inf and
+    # nan there are results to show, not NumPy warnings for the user. This process is ours.
+    numpy.seterr(all="ignore")
 
 
 @app.command()

@@ -153,7 +153,9 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         return None if gradient is None else [gradient]
 
     def finished(ok: bool) -> None:
-        current[0] = None
+        call, current[0] = current[0], None
+        if not ok and call is not None and trace.calls and trace.calls[-1] is call:
+            trace.calls.pop()  # it raised: a program may catch that and go on; nothing to show
         if ok and after_backward is not None:
             after_backward(len(trace.calls))
 

@@ -8,15 +8,15 @@ from the registry families; creation functions from creation.py.
 from __future__ import annotations
 
 from . import autograd as _autograd
-from . import (creation, devices, dtypes, functional_autograd, init, nn_layers, optim,
-               random_creation)
+from . import (autograd_gradcheck, creation, devices, dtypes, functional_autograd, init,
+               nn_layers, optim, random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
 from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES
-from .session import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .session import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import LEGACY_TYPES, RULES, Size, Tensor
 
 
@@ -47,6 +47,7 @@ def _function(name: str, forward):
                             f"{type(other).__name__}")
         return result
     function.__name__ = function.__qualname__ = name
+    function.__wrapped__ = forward  # (what torch_keywords reads the parameters of)
     return function
 
 
@@ -97,6 +98,7 @@ class Variable(metaclass=TensorKind):
 autograd = make_namespace("torch.autograd", {
     "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
+    **autograd_gradcheck.FUNCTIONS,
     "functional": make_namespace("torch.autograd.functional", functional_autograd.FUNCTIONS)})
 
 _NN_FUNCTIONS = _collect("nn_functions")
@@ -117,6 +119,7 @@ torch = make_namespace("torch", {
     "ones_like": creation.ones_like, "zeros_like": creation.zeros_like,
     "empty_like": creation.empty_like, "full": creation.full, "eye": creation.eye,
     "arange": creation.arange, "linspace": creation.linspace, "empty": creation.empty,
+    "from_numpy": creation.from_numpy,
     **{f.__name__: f for f in (random_creation.rand, random_creation.randn,
                                random_creation.randint, random_creation.randperm,
                                random_creation.normal, random_creation.rand_like,
@@ -124,6 +127,7 @@ torch = make_namespace("torch", {
                                random_creation.manual_seed, random_creation.initial_seed)},
     "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
+    "inference_mode": inference_mode,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
     "optim": optim_namespace, "func": func,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import devices, dtypes, ranges
-from .operands import check_sizes, infer_array, shape_arg
+from .operands import NUMPY_DATA, check_sizes, infer_array, shape_arg
 from .session import check_allocation, current
 from .tensor import Tensor
+
 
 def finish_creation(array, dtype, requires_grad) -> Tensor:
     if dtype is not None:
@@ -26,9 +27,18 @@ def finish_creation(array, dtype, requires_grad) -> Tensor:
 def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     devices.check(device)
     array = infer_array(data)
-    if dtype is None and array.dtype == np.float64 and type(data) is not Tensor:
+    if dtype is None and array.dtype == np.float64 and type(data) is not Tensor \
+            and type(data).__module__ != NUMPY_DATA:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
     return finish_creation(array, dtype, requires_grad)
+
+
+def from_numpy(array) -> Tensor:
+    """A tensor over the NumPy array's memory (writes show on both sides)."""
+    from .numpy_data import storage  # noqa: PLC0415 - loaded when a program imports numpy
+
+    data = storage(array)
+    return finish_creation(data if data.ndim else data[()], None, False)
 
 
 def _filled(value, shape, dtype, requires_grad):

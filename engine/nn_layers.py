@@ -1,6 +1,6 @@
-"""The built-in modules tutorials use: Linear, Sequential, ModuleList, Flatten, Dropout,
-Identity, and the loss modules (the activations: nn_activations.py), each printing as torch
-prints it.
+"""The built-in modules tutorials use: Linear, LazyLinear, Sequential, ModuleList,
+ModuleDict, Flatten, Dropout, Identity, and the loss modules (the activations:
+nn_activations.py), each printing as torch prints it.
 
 A module whose forward is one function sets `__call__` to its forward: `model(x)` then costs
 one Python call, as the per-op overhead of a training loop matters (torch runs hooks there,
@@ -64,6 +64,42 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(Linear):
+    """LazyLinear(out_features): a Linear whose in_features come from its first input; only
+    then are its parameters shaped and initialised (from the generator as it is then), and,
+    as in torch, the module becomes a Linear. The parameters keep their identity throughout,
+    so an optimiser made before the first call updates them."""
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = make_parameter(_uninitialised((0,), dtype))
+        if bias:
+            self.bias = make_parameter(_uninitialised((0,), dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        if self.in_features != 0:
+            super().reset_parameters()
+
+    def forward(self, input):
+        self.in_features = input.shape[-1]
+        for param, shape in ((self.weight, (self.out_features, self.in_features)),
+                             (self.bias, (self.out_features,))):
+            if param is not None:
+                param.array = _uninitialised(shape, param.dtype).array
+        self.__class__ = Linear
+        self.reset_parameters()
+        for param in (self.weight, self.bias):
+            if param is not None:
+                announce(param)
+        return linear(input, self.weight, self.bias)
+
+    __call__ = forward
 
 
 def _uninitialised(shape: tuple, dtype) -> Tensor:
@@ -185,6 +221,67 @@ class ModuleList(Module):
                 lines.append(f"{label}: {text}" if end - start == 1 else f"{label} {text}")
                 start = end
         return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """ModuleDict(modules): modules by name, registered in insertion order (no forward)."""
+
+    _tg_public = Module._tg_public | {"keys", "values", "items", "update", "pop", "clear"}
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str):
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        self._forget(key)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key) -> bool:
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def pop(self, key: str):
+        module = self._modules[key]
+        self._forget(key)
+        return module
+
+    def clear(self) -> None:
+        for key in list(self._modules):
+            self._forget(key)
+
+    def update(self, modules) -> None:
+        if isinstance(modules, (dict, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for index, entry in enumerate(modules):
+            if not isinstance(entry, (list, tuple)):
+                raise TypeError(f"ModuleDict update sequence element #{index} should be Iterable; "
+                                f"is {type(entry).__name__}")
+            if len(entry) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{index} has length "
+                                 f"{len(entry)}; 2 is required")
+            self[entry[0]] = entry[1]
 
 
 # --- shape layers -----------------------------------------------------------------------------
@@ -314,6 +411,6 @@ class BCEWithLogitsLoss(_WeightedLoss):
 
 
 MODULES = {cls.__name__: cls for cls in (
-    Module, Linear, Sequential, ModuleList, Flatten, Dropout, Identity, MSELoss, L1Loss,
-    CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+    Module, Linear, LazyLinear, Sequential, ModuleList, ModuleDict, Flatten, Dropout, Identity,
+    MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
 MODULES.update(ACTIVATIONS)

@@ -178,6 +178,9 @@ def check_sizes(shape) -> None:
 _DATA_NUMBERS = (bool, int, float)
 
 
+NUMPY_DATA = "autodiff.engine.numpy_data"  # the module of a program's NumPy arrays
+
+
 def infer_array(data) -> np.ndarray:
     """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors
     (Python floats as float64 here: torch.tensor narrows them to the default dtype)."""
@@ -209,6 +212,10 @@ def _infer_nested(data):
         return np.asarray(data, dtype=np.int64)
     if isinstance(data, float):
         return np.asarray(data, dtype=np.float64)
+    if type(data).__module__ == NUMPY_DATA:
+        from .numpy_data import array_of  # noqa: PLC0415 - loaded when a program imports numpy
+
+        return array_of(data)  # NumPy data keeps its dtype, as in torch
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")

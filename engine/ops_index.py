@@ -370,3 +370,22 @@ def gather(a, dim, index):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     return record(GATHER, np.take_along_axis(a.array, idx, axis=d), (a,),
                   {"dim": d, "index": idx, "shape": a.array.shape})
+
+
+@exposes(nn=("one_hot",))
+def one_hot(tensor, num_classes=-1):
+    """F.one_hot: int64 indices to an int64 tensor with one more dim of `num_classes` (the
+    largest index + 1 when -1); not differentiable, as in torch."""
+    values = tensor.array
+    if values.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if values.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(values.max()) + 1
+    if values.size and values.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if values.size and values.max() >= num_classes or num_classes < 0:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (values[..., None] == np.arange(num_classes)).astype(np.int64)
+    return type(tensor)._wrap(out)

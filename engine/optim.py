@@ -1,4 +1,4 @@
-"""torch.optim: SGD, Adam and AdamW, their parameter groups and state, printed as torch prints them.
+"""torch.optim: SGD, Adam, AdamW and RMSprop, their parameter groups and state, printed as torch prints them.
 
 The updates are torch's single-tensor CPU implementations (what torch picks on the CPU: neither
 foreach nor fused), in the same arithmetic, so float32 parameters come out bit for bit:
@@ -248,6 +248,55 @@ class AdamW(Adam):
                          fused=fused, decoupled_weight_decay=True)
 
 
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(
+            lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+            weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
+            differentiable=differentiable))
+
+    def _update_group(self, group: dict) -> None:
+        for p, g in _gradients(group):
+            self._update(p, g, group, self.state[p])
+
+    @staticmethod
+    def _update(p: Tensor, g, group: dict, state: dict) -> None:
+        x = np.asarray(p.array)
+        if not state:
+            state["step"] = Tensor._wrap(np.float32(0))
+            state["square_avg"] = Tensor._wrap(np.zeros_like(x))
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = Tensor._wrap(np.zeros_like(x))
+            if group["centered"]:
+                state["grad_avg"] = Tensor._wrap(np.zeros_like(x))
+        state["step"].array = state["step"].array + np.float32(1)
+        alpha, lr = group["alpha"], group["lr"]
+        if group["weight_decay"] != 0:
+            g = fma(x, _scalar(group["weight_decay"], x), g)
+        square_avg = state["square_avg"].storage()
+        square_avg[...] = fma(_scalar(1 - alpha, x) * g, g, square_avg * _scalar(alpha, x))
+        if group["centered"]:
+            grad_avg = state["grad_avg"].storage()
+            grad_avg[...] = _lerp(grad_avg, g, _scalar(1 - alpha, x))
+            avg = np.sqrt(fma(-grad_avg, grad_avg, square_avg))
+        else:
+            avg = np.sqrt(square_avg)
+        avg = avg + _scalar(group["eps"], x)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"].storage()
+            buf[...] = buf * _scalar(group["momentum"], x) + g / avg
+            _write(p, fma(buf, _scalar(-lr, x), x))
+        else:
+            _write(p, x + (_scalar(-lr, x) * g) / avg)
+
+
 def _lerp(start: np.ndarray, end: np.ndarray, weight) -> np.ndarray:
     """torch's lerp: fused, from the nearer end (start + w·(end - start) for |w| < 0.5)."""
     if abs(weight) < 0.5:
@@ -255,4 +304,4 @@ def _lerp(start: np.ndarray, end: np.ndarray, weight) -> np.ndarray:
     return fma(weight - 1, end - start, end)
 
 
-OPTIMIZERS = {cls.__name__: cls for cls in (SGD, Adam, AdamW)}
+OPTIMIZERS = {cls.__name__: cls for cls in (SGD, Adam, AdamW, RMSprop)}

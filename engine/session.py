@@ -132,10 +132,17 @@ def is_grad_enabled() -> bool:
 
 
 class _GradModeContext:
-    """no_grad / enable_grad: switch grad mode inside `with` (or a decorated function)."""
+    """no_grad / enable_grad: switch grad mode inside `with` (or a decorated function).
+
+    As torch 2.x does, the class itself also decorates: `@torch.no_grad` (no parentheses)."""
 
     _tg_public = frozenset()
     _target = True
+
+    def __new__(cls, function=None):
+        if function is None:
+            return super().__new__(cls)
+        return cls()(function)
 
     def __enter__(self):
         session = current()
@@ -159,7 +166,9 @@ class _GradModeContext:
                 return function(*args, **kwargs)
             finally:
                 session.grad_enabled = previous
-        run_in_mode.__name__ = run_in_mode.__qualname__ = getattr(function, "__name__", "f")
+        run_in_mode.__name__ = getattr(function, "__name__", "f")
+        run_in_mode.__qualname__ = getattr(function, "__qualname__", run_in_mode.__name__)
+        run_in_mode.__module__ = getattr(function, "__module__", None)  # as functools.wraps does
         return run_in_mode
 
     def __repr__(self) -> str:
@@ -174,9 +183,40 @@ class enable_grad(_GradModeContext):
     _target = True
 
 
+class inference_mode(_GradModeContext):
+    """torch.inference_mode(mode=True): for the values a program prints, no_grad (results
+    need no grad and have no grad_fn); `mode=False` changes nothing. What PyTorch forbids
+    later on an inference tensor (an in-place change, requires_grad) is not modelled."""
+
+    _target = False
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # `@torch.inference_mode` without parentheses: `mode` is the function
+
+    def __init__(self, mode=True):
+        if isinstance(mode, bool) and not mode:
+            self._target = None  # leaves grad mode as it is
+
+    def __enter__(self):
+        if self._target is None:
+            self._previous = current().grad_enabled
+            return None
+        return super().__enter__()
+
+    def __call__(self, function):
+        if self._target is None:
+            return function
+        return super().__call__(function)
+
+
 class set_grad_enabled(_GradModeContext):
     """Switches at once (torch does, so a plain call works); as `with`, restores on exit the
     mode that was current when it was made."""
+
+    def __new__(cls, mode: bool):
+        return object.__new__(cls)
 
     def __init__(self, mode: bool):
         session = current()

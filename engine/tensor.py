@@ -216,6 +216,8 @@ class Tensor(metaclass=_TensorType):
     def numel(self) -> int:
         return int(self.array.size)
 
+    nelement = numel
+
     def item(self):
         if self.array.size != 1:
             raise RuntimeError(
@@ -224,6 +226,12 @@ class Tensor(metaclass=_TensorType):
 
     def tolist(self):
         return self.array.tolist()
+
+    def numpy(self):
+        """The tensor's data as a NumPy array sharing its memory (the program's wrapper)."""
+        from .numpy_data import to_numpy  # noqa: PLC0415 - NumPy data is rare: load it on use
+
+        return to_numpy(self)
 
     def __len__(self) -> int:
         if self.array.ndim == 0:
@@ -315,6 +323,22 @@ class Tensor(metaclass=_TensorType):
     def bool(self):
         return ops_shape.to_dtype(self, dtypes.bool_)
 
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """`t.type()`: the legacy type name ('torch.FloatTensor'); `t.type(d)` is `t.to(d)`
+        for a dtype, a legacy class (torch.FloatTensor) or its name."""
+        if dtype is None:
+            return graph.LEGACY_TYPE_NAMES[self.array.dtype.name]
+        if isinstance(dtype, str):
+            named = [n for n, legacy in graph.LEGACY_TYPE_NAMES.items() if legacy == dtype]
+            if not named:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = dtypes.by_name(named[0])
+        dtype = getattr(dtype, "legacy_dtype", dtype)  # torch.FloatTensor and the like
+        if not isinstance(dtype, dtypes.DType):
+            raise TypeError(f"type() received an invalid combination of arguments - got "
+                            f"({type(dtype).__name__})")
+        return ops_shape.to_dtype(self, dtype)
+
     # --- autograd ---------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         autograd.backward([self], None if gradient is None else [gradient], retain_graph,
@@ -365,8 +389,9 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda"}
+        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement"}
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
+    _tg_known_as = "torch.Tensor"  # its other PyTorch names are "not supported by autodiff"
 
 
 _C_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",

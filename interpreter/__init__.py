@@ -16,6 +16,7 @@ from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
 from .expressions import Context
 from .runtime import MathNamespace, Runtime, make_builtins
 from .sandbox import AttributePolicy, default_policy, permissive_policy
+from .scopes import check_module_declarations
 from .statements import compile_block
 from .deadline import Deadline, DeadlinePassed, ProgramStopped, node_of, timeout_message
 from .warnings_hook import ProgramWarnings
@@ -74,6 +75,7 @@ class Program:
         self.modules: dict[str, Any] = {}
         self.rt = Runtime()
         cx = Context(filename, self.globals, self.builtins, self.rt, self.modules)
+        check_module_declarations(module.body, filename)
         self.body = compile_block(module.body, cx)
         self.assigned_lines = first_assignments(module.body)
 
@@ -83,6 +85,8 @@ class Program:
         self.rt.out = sys.stdout if out is None else out
         self.rt.policy = attribute_policy or default_policy
         self.rt.depth = 0
+        self.rt.handling = []
+        self.rt.classes = []
         self.modules.clear()
         self.modules.update(default_modules() if modules is None else modules)
         self.modules.setdefault("math", MathNamespace())
@@ -179,14 +183,21 @@ def first_assignments(body: tuple) -> dict[str, int]:
                     note(t)
             elif isinstance(s, (ast.AugAssign, ast.For)):
                 note(s.target)
-            elif isinstance(s, ast.FunctionDef):
+            elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
                 lines.setdefault(s.name, s.line)
             elif isinstance(s, ast.Import):
                 lines.setdefault(s.asname or s.module.split(".")[0], s.line)
+            elif isinstance(s, ast.ImportFrom):
+                for name, asname in s.names:
+                    if name != "*":
+                        lines.setdefault(asname or name, s.line)
             elif isinstance(s, ast.With) and s.name:
                 lines.setdefault(s.name, s.line)
-            if not isinstance(s, ast.FunctionDef):
+            if not isinstance(s, (ast.FunctionDef, ast.ClassDef)):
                 walk(getattr(s, "body", ()) or ())
                 walk(getattr(s, "orelse", ()) or ())
+                walk(getattr(s, "finalbody", ()) or ())
+                for handler in getattr(s, "handlers", ()) or ():
+                    walk(handler.body)
     walk(body)
     return lines

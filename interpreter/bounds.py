@@ -1,7 +1,11 @@
-"""Python-level operations that could exhaust the machine: huge integers and repetitions.
+"""Python-level operations that could exhaust the machine: huge integers, repetitions and
+iterators nested so deep that taking one item overflows the C stack.
 
 `10**10**10` or `[0] * 10**10` would run for hours or eat all memory in plain Python; a
 .tg program gets a clear error instead. Only `*`, `**` and `<<` can blow up like that.
+`map(f, map(f, ...))` nested 100,000 deep crashes CPython itself: `map filter zip
+enumerate` here count how deep their arguments nest (a .tg generator expression counts
+as it runs, see comprehensions.py).
 """
 
 from __future__ import annotations
@@ -60,3 +64,33 @@ def ipow(a, b):
 
 def ilshift(a, b):
     return lshift(a, b) if type(a) is int else operator.ilshift(a, b)
+
+
+MAX_NESTING = 1000  # iterators wrapping iterators; real programs nest a handful
+
+
+class NestingLimit(RecursionError):
+    """Deeper than MAX_NESTING: a limit of .tg programs, which no `except` catches."""
+
+    tg_uncatchable = True
+    tg_error_class = "RecursionError"
+
+
+def _nested(name: str, base: type) -> type:
+    """`base` (map, zip, ...) that knows how deep its iterator arguments nest. It prints,
+    and `type()` shows it, as the builtin."""
+    def __new__(cls, *args, **kwargs):
+        self = base.__new__(cls, *args, **kwargs)
+        depth = 1 + max((a._depth for a in args if type(a) in _NESTED), default=0)
+        if depth > MAX_NESTING:
+            raise NestingLimit(f"iterators nested more than {MAX_NESTING:,} deep "
+                               "(a limit of .tg programs)")
+        self._depth = depth
+        return self
+    return type(name, (base,), {"__slots__": ("_depth",), "__new__": __new__,
+                                "__module__": "builtins", "__qualname__": name})
+
+
+NESTING = {name: _nested(name, base) for name, base in
+           (("map", map), ("filter", filter), ("zip", zip), ("enumerate", enumerate))}
+_NESTED = frozenset(NESTING.values())

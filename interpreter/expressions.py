@@ -14,7 +14,8 @@ from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
 
 from . import bounds
-from .sandbox import attribute_reader
+from .sandbox import Refused, attribute_reader
+from .scopes import MODULE, OUTER, Scope, module_scope
 
 Eval = Callable[[dict], Any]
 MAX_EXPR_DEPTH = 200
@@ -34,23 +35,38 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, "!=": operator
 
 
 def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
+    """A Python exception as a TgError at `node`; `exception` keeps it for `except` clauses,
+    unless it stands for a limit of autodiff rather than an error PyTorch would raise too."""
     message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
-    return TgError(type(exc).__name__, message, filename=filename, line=node.line, col=node.col,
-                   end_line=node.end_line, end_col=node.end_col, exit_code=EXIT_RUNTIME)
+    unsupported = getattr(exc, "tg_unsupported", False)
+    error = TgError(getattr(exc, "tg_error_class", None) or type(exc).__name__, message,
+                    filename=filename, line=node.line, col=node.col, end_line=node.end_line,
+                    end_col=node.end_col, exit_code=EXIT_SYNTAX if unsupported else EXIT_RUNTIME)
+    if not (unsupported or isinstance(exc, (Refused, MemoryError))
+            or getattr(exc, "tg_uncatchable", False)):
+        error.exception = exc
+    return error
 
 
 class Context:
-    """Compile-time facts: where names live, and the run-time objects closures capture."""
+    """Compile-time facts: the scope being compiled, and the run-time objects closures capture."""
 
     def __init__(self, filename: str, G: dict, B: dict, rt: Any, modules: dict,
-                 local_names: frozenset | None = None):
+                 scope: Scope | None = None):
         self.filename, self.G, self.B, self.rt, self.modules = filename, G, B, rt, modules
-        self.local_names = local_names  # None at module level
+        self.scope = scope if scope is not None else module_scope()
         self.depth = 0
         self.loops = 0  # how many loops enclose the code being compiled (for break/continue)
 
-    def function_scope(self, names: frozenset) -> "Context":
-        return Context(self.filename, self.G, self.B, self.rt, self.modules, names)
+    @property
+    def at_module_level(self) -> bool:
+        return self.scope.kind == MODULE
+
+    def inner(self, scope: Scope) -> "Context":
+        """The context of a nested scope (a function, lambda, comprehension or class body)."""
+        cx = Context(self.filename, self.G, self.B, self.rt, self.modules, scope)
+        cx.depth = self.depth
+        return cx
 
 
 def compile_expr(node: ast.Node, cx: Context) -> Eval:
@@ -59,9 +75,25 @@ def compile_expr(node: ast.Node, cx: Context) -> Eval:
         if cx.depth > MAX_EXPR_DEPTH:
             raise TgError("SyntaxError", "expression nested too deeply", filename=cx.filename,
                           line=node.line, col=node.col, end_col=node.col + 1, exit_code=EXIT_SYNTAX)
-        return _DISPATCH[type(node)](node, cx)
+        compiler = _DISPATCH.get(type(node)) or load_compiler(type(node), _DISPATCH)
+        return compiler(node, cx)
     finally:
         cx.depth -= 1
+
+
+# Constructs whose compilers load with their first use: a program without them pays nothing.
+_LAZY = {"ClassDef": "classes", "Try": "exceptions", "Raise": "exceptions",
+         "ListComp": "comprehensions", "SetComp": "comprehensions", "DictComp": "comprehensions",
+         "GeneratorExp": "comprehensions", "FunctionDef": "functions", "Lambda": "functions",
+         "Import": "imports", "ImportFrom": "imports"}
+
+
+def load_compiler(kind: type, table: dict) -> Callable:
+    """Import the module that compiles `kind` (it registers itself in `table`)."""
+    import importlib  # noqa: PLC0415
+
+    importlib.import_module(f"{__package__}.{_LAZY[kind.__name__]}")
+    return table[kind]
 
 
 def guarded(node: ast.Node, cx: Context, fn: Eval) -> Eval:
@@ -83,9 +115,10 @@ def compile_Constant(node: ast.Constant, cx: Context) -> Eval:
     return lambda L: value
 
 
-def compile_Name(node: ast.Name, cx: Context) -> Eval:
+def compile_Name(node: ast.Node, cx: Context) -> Eval:
     name, G, B, filename = node.id, cx.G, cx.B, cx.filename
-    if cx.local_names is not None and name in cx.local_names:
+    where, hops = cx.scope.resolve(name)
+    if where == "local":
         def ev_local(L: dict) -> Any:
             try:
                 return L[name]
@@ -94,6 +127,8 @@ def compile_Name(node: ast.Name, cx: Context) -> Eval:
                     f"cannot access local variable '{name}' where it is not associated with a value"),
                     node, filename) from None
         return ev_local
+    if where == "free":
+        return _free_load(node, hops, filename)
 
     def ev_global(L: dict) -> Any:
         try:
@@ -103,7 +138,34 @@ def compile_Name(node: ast.Name, cx: Context) -> Eval:
                 return B[name]
             except KeyError:
                 raise runtime_error(NameError(f"name '{name}' is not defined"), node, filename) from None
-    return ev_global
+    if where != "class":
+        return ev_global
+    fallback = cx.scope.enclosing(name)  # a class body reads its own namespace first
+    outer = _free_load(node, fallback[1], filename) if fallback[0] == "free" else ev_global
+
+    def ev_class(L: dict) -> Any:
+        try:
+            return L[name]
+        except KeyError:
+            return outer(L)
+    return ev_class
+
+
+def _free_load(node: ast.Name, hops: int, filename: str) -> Eval:
+    """A variable of an enclosing function, `hops` scopes out."""
+    name = node.id
+
+    def ev_free(L: dict) -> Any:
+        env = L
+        for _ in range(hops):
+            env = env[OUTER]
+        try:
+            return env[name]
+        except KeyError:
+            raise runtime_error(NameError(
+                f"cannot access free variable '{name}' where it is not associated with a value "
+                "in enclosing scope"), node, filename) from None
+    return ev_free
 
 
 def _binary(node: ast.Node, op: Callable[[Any, Any], Any], left: Eval, right: Eval,
@@ -186,6 +248,16 @@ def compile_Tuple(node: ast.Tuple, cx: Context) -> Eval:
     return lambda L: tuple([e(L) for e in elts])
 
 
+def compile_Dict(node: ast.Dict, cx: Context) -> Eval:
+    pairs = [(compile_expr(k, cx), compile_expr(v, cx)) for k, v in zip(node.keys, node.values)]
+    return guarded(node, cx, lambda L: {k(L): v(L) for k, v in pairs})
+
+
+def compile_Set(node: ast.Set, cx: Context) -> Eval:
+    elts = [compile_expr(e, cx) for e in node.elts]
+    return guarded(node, cx, lambda L: {e(L) for e in elts})
+
+
 def compile_Slice(node: ast.Slice, cx: Context) -> Eval:
     parts = [compile_expr(p, cx) if p is not None else (lambda L: None)
              for p in (node.lower, node.upper, node.step)]
@@ -220,7 +292,20 @@ def compile_Subscript(node: ast.Subscript, cx: Context) -> Eval:
 
 
 def compile_Call(node: ast.Call, cx: Context) -> Eval:
-    func = compile_expr(node.func, cx)
+    special = call_hooks.get(type(node.func))
+    if special is not None:
+        found = special(node, cx)
+        if found is not None:
+            return found
+    return compile_call_to(compile_expr(node.func, cx), node, cx)
+
+
+def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
+    """The call `node` of what `func` evaluates to, with `node`'s arguments."""
+    if any(type(a) is ast.Starred for a in node.args) or any(k.arg is None for k in node.keywords):
+        from .calls import unpacking_call  # noqa: PLC0415 - loaded by the first `*`/`**` call
+
+        return guarded(node, cx, unpacking_call(node, func, cx))
     args = [compile_expr(a, cx) for a in node.args]
     kwargs = [(k.arg, compile_expr(k.value, cx)) for k in node.keywords]
     # fixed-arity forms keep Python-to-Python calls cheap (and off the C stack)
@@ -242,12 +327,29 @@ def compile_Call(node: ast.Call, cx: Context) -> Eval:
             f = func(L)
             x = a0(L)
             return f(x, a1(L))
+    elif kwargs and _torch_keywords(kwargs):  # `axis=`, `keepdims=`, `out=`
+        from autodiff.engine import torch_keywords  # noqa: PLC0415
+
+        def call(L: dict) -> Any:
+            f = func(L)
+            return torch_keywords.call(f, [a(L) for a in args], {k: v(L) for k, v in kwargs})
     else:
         def call(L: dict) -> Any:
             f = func(L)
             return f(*[a(L) for a in args], **{k: v(L) for k, v in kwargs})
 
     return guarded(node, cx, call)
+
+
+def _torch_keywords(kwargs: list) -> bool:
+    from autodiff.engine.torch_keywords import NAMES  # noqa: PLC0415 - the engine loads on first run
+
+    return any(k in NAMES for k, _ in kwargs)
+
+
+# Calls the interpreter compiles itself (`super().__init__(...)`), by the type of the called
+# expression: a hook returns a closure, or None to compile the call as any other.
+call_hooks: dict[type, Callable[[ast.Call, Context], Eval | None]] = {}
 
 
 def compile_FString(node: ast.FString, cx: Context) -> Eval:
@@ -270,4 +372,4 @@ def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
 
 _DISPATCH = {cls: globals()[f"compile_{cls.__name__}"] for cls in (
     ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.List,
-    ast.Tuple, ast.Slice, ast.Attribute, ast.Subscript, ast.Call, ast.FString)}
+    ast.Tuple, ast.Slice, ast.Attribute, ast.Subscript, ast.Call, ast.FString, ast.Dict, ast.Set)}

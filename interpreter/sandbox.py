@@ -3,10 +3,12 @@
 A name starting with '_' is always refused (but `__version__`, a plain string, where an
 object lists it). Engine classes (and namespace objects) list their public names in
 `_tg_public`; Python's own values get a small fixed table.
-Objects whose readable names depend on the instance (an nn.Module: the submodules and
-attributes a program set on it) also answer `_tg_readable(obj, name)`; writes are allowed
-where the class's `_tg_writable` lists the name, or says yes when it is a function
-`_tg_writable(obj, name)`.
+
+A class whose instances carry attributes of the program's own (an `nn.Module` subclass:
+`self.fc = nn.Linear(...)`) adds two hooks, called as `type(obj)._tg_readable(obj, name)`
+and `type(obj)._tg_writable(obj, name)` (plain methods do), each returning a bool; they
+are asked only for names outside `_tg_public` (readable) or in any case (writable), and
+never for a name starting with '_'. `_tg_writable` may instead be a set of names.
 """
 
 from __future__ import annotations
@@ -25,16 +27,31 @@ def private(name: str) -> bool:
     """Never reachable: a name starting with '_' (and not a readable dunder)."""
     return name.startswith("_") and name not in READABLE_DUNDERS
 
+
 # Methods of plain Python values that tensor programs need; nothing else is reachable.
 BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
     list: frozenset({"append", "pop"}),
     str: frozenset({"format", "join", "upper", "lower", "strip", "split", "replace",
-                    "startswith", "endswith"}),
+                    "startswith", "endswith", "lstrip", "rstrip", "ljust", "rjust", "center",
+                    "zfill", "count", "find", "title", "capitalize", "isdigit"}),
     tuple: frozenset(),
     int: frozenset(),
     float: frozenset(),
     bool: frozenset(),
+    dict: frozenset({"items", "keys", "values", "get", "pop", "update", "setdefault", "copy",
+                     "clear"}),
+    set: frozenset({"add", "remove", "discard", "update", "union", "intersection",
+                    "difference", "copy", "clear"}),
 }
+_EXCEPTION_PUBLIC = frozenset({"args"})
+_NUMPY_SCALAR_PUBLIC = frozenset({"item", "tolist", "dtype"})  # np.float64(1.5).item()
+
+
+class Refused(AttributeError):
+    """An attribute Python has but the language keeps out: no `except` of the program
+    catches it (in PyTorch the attribute would have been there)."""
+
+    tg_error_class = "AttributeError"  # what the diagnostic says
 
 
 def public_names(obj: Any) -> frozenset[str] | None:
@@ -44,6 +61,11 @@ def public_names(obj: Any) -> frozenset[str] | None:
     names = getattr(type(obj), "_tg_public", None)
     if names is None:  # a module or namespace object may carry its own list
         names = getattr(obj, "__dict__", {}).get("_tg_public")
+    if names is None:
+        if isinstance(obj, BaseException):
+            names = _EXCEPTION_PUBLIC
+        elif type(obj).__module__ == "numpy":  # a NumPy scalar (arrays come wrapped)
+            names = _NUMPY_SCALAR_PUBLIC
     return names
 
 
@@ -63,24 +85,53 @@ def permissive_policy(obj: Any, name: str) -> bool:
 def _owner(obj: Any) -> str:
     if isinstance(obj, ModuleType):
         return f"module '{obj.__name__}'"
+    if isinstance(obj, type):
+        return f"type object '{obj.__name__}'"
     shown = getattr(type(obj), "tg_type_name", None)  # what torch's class is called
     if shown is not None:
         return f"'{shown(obj)}' object"
+    shown_as = getattr(type(obj), "_tg_owner", None)  # `type(t)`: "type object 'Tensor'"
+    if shown_as is not None:
+        return shown_as(obj)
     module = getattr(type(obj), "_tg_module_name", None)  # our stand-ins for torch, math, ...
     if module is not None:
         return f"module '{module}'"
     return f"'{type(obj).__name__}' object"
 
 
-def refuse(obj: Any, name: str, writing: bool = False) -> AttributeError:
-    if private(name) or not hasattr(obj, name):
+def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
+    """The error for an attribute the program may not read (or write): Python's own when
+    nothing has it, `X is not supported` when PyTorch has it and autodiff does not."""
+    if private(name):
+        if name.startswith("__") or name.startswith("_tg"):
+            return Refused(f"{_owner(obj)} has no attribute '{name}'")
+        # PyTorch's own private names a tutorial reaches for (`self._modules`): outside the
+        # language, and said so, rather than reading as the learner's typo
+        from autodiff.engine.unsupported import Unsupported  # noqa: PLC0415 - error path only
+
+        return Unsupported(name, message=f"{_owner(obj)} attribute '{name}' is not supported "
+                           "by autodiff (names starting with '_' are private)")
+    if not writing:
+        from .known_names import unsupported_attribute  # noqa: PLC0415 - the error path only
+
+        missing = unsupported_attribute(obj, name)
+        if missing is not None:
+            return missing
+    if not hasattr(obj, name):
         return AttributeError(f"{_owner(obj)} has no attribute '{name}'")
+    if getattr(type(obj), "_tg_known_as", None) and not writing:  # ours alone, not PyTorch's
+        return Refused(f"{_owner(obj)} has no attribute '{name}'")
     verb = "setting" if writing else "attribute"
-    return AttributeError(f"{_owner(obj)} {verb} '{name}' is not supported in .tg programs")
+    return Refused(f"{_owner(obj)} {verb} '{name}' is not supported by autodiff")
 
 
 def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
     if private(name) or not policy(obj, name):
+        from .known_names import stand_in  # noqa: PLC0415 - the error path only
+
+        found = stand_in(obj, name)
+        if found is not None:
+            return found
         raise refuse(obj, name)
     if type(obj) is str and name == "format":
         return SafeFormatter().bound(obj)
@@ -99,17 +150,11 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
         if kind is cached[0] and policy is cached[1]:
             return getattr(obj, name)
         value = get_attribute(obj, name, policy)
-        if kind is not str and (kind in BUILTIN_PUBLIC or "_tg_public" in _class_names(kind)):
+        # only a type-wide answer is cached: not a program's own attribute, not a stand-in
+        if kind is not str and (kind in BUILTIN_PUBLIC or name in getattr(kind, "_tg_public", ())):
             cached[0], cached[1] = kind, policy
         return value
     return read
-
-
-def _class_names(kind: type) -> set:
-    names: set = set()
-    for klass in kind.__mro__:
-        names.update(vars(klass))
-    return names
 
 
 def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> None:
@@ -144,5 +189,5 @@ class SafeFormatter(string.Formatter):
     def get_field(self, field_name: str, args, kwargs):
         if "." in field_name or "[" in field_name:
             raise ValueError(f"format field '{field_name}': attribute and index lookups "
-                             "are not supported in .tg programs")
+                             "are not supported by autodiff")
         return super().get_field(field_name, args, kwargs)

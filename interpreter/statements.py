@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from autodiff.engine.unsupported import Unsupported
 from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
 
-from .expressions import INPLACE, Context, compile_expr, guarded, runtime_error
-from .runtime import BREAK, CONTINUE, RETURN, RETURN_SLOT, make_function
+from .expressions import INPLACE, Context, compile_expr, guarded, load_compiler, runtime_error
+from .runtime import BREAK, CONTINUE, RETURN, RETURN_SLOT
 from .sandbox import get_attribute, set_attribute
+from .scopes import COMPREHENSION, FUNCTION, OUTER
 
 Run = Callable[[dict], Any]
-MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "math"}
-
 
 def compile_block(body: tuple, cx: Context) -> Run:
-    stmts = tuple(_DISPATCH[type(s)](s, cx) for s in body)
+    stmts = tuple((_DISPATCH.get(type(s)) or load_compiler(type(s), _DISPATCH))(s, cx) for s in body)
     if len(stmts) == 1:
         return stmts[0]
 
@@ -36,10 +36,18 @@ def compile_store(target: ast.Node, cx: Context) -> Callable[[dict, Any], None]:
     filename = cx.filename
     if isinstance(target, ast.Name):
         name, G = target.id, cx.G
-        if cx.local_names is None:
+        where, hops = cx.scope.resolve(name)
+        if where == "global":
             def store_global(L: dict, value: Any) -> None:
                 G[name] = value
             return store_global
+        if where == "free":
+            def store_free(L: dict, value: Any) -> None:
+                env = L
+                for _ in range(hops):
+                    env = env[OUTER]
+                env[name] = value
+            return store_free
 
         def store_local(L: dict, value: Any) -> None:
             L[name] = value
@@ -87,6 +95,63 @@ def compile_store(target: ast.Node, cx: Context) -> Callable[[dict, Any], None]:
     return unpack
 
 
+def compile_delete(target: ast.Node, cx: Context, quiet: bool = False) -> Callable[[dict], None]:
+    """`del target`: a closure `delete(L)`; `quiet` deletes a name that may be unbound."""
+    filename = cx.filename
+    if isinstance(target, ast.Name):
+        name, G = target.id, cx.G
+        where, hops = cx.scope.resolve(name)
+        missing: BaseException = NameError(f"name '{name}' is not defined")
+        if where == "local":
+            missing = UnboundLocalError(f"cannot access local variable '{name}' where it is not "
+                                        "associated with a value")
+        elif where == "free":
+            missing = NameError(f"cannot access free variable '{name}' where it is not associated "
+                                "with a value in enclosing scope")
+
+        def delete_name(L: dict) -> None:
+            env = G if where == "global" else L
+            for _ in range(hops):
+                env = env[OUTER]
+            if name in env:
+                del env[name]
+            elif not quiet:
+                raise runtime_error(missing, target, filename)
+        return delete_name
+    if isinstance(target, ast.Subscript):
+        obj, index = compile_expr(target.value, cx), compile_expr(target.index, cx)
+
+        def delete_item(L: dict) -> None:
+            o = obj(L)
+            key = index(L)
+            try:
+                del o[key]
+            except Exception as exc:
+                raise runtime_error(exc, target, filename) from None
+        return delete_item
+    if isinstance(target, ast.Attribute):
+        def delete_attribute(L: dict) -> None:
+            raise runtime_error(Unsupported("deleting an attribute ('del x.name')"), target, filename)
+        return delete_attribute
+    deletes = [compile_delete(e, cx) for e in target.elts]  # Tuple or List
+
+    def delete_each(L: dict) -> None:
+        for delete in deletes:
+            delete(L)
+    return delete_each
+
+
+def compile_Delete(node: ast.Delete, cx: Context) -> Run:
+    deletes = [compile_delete(t, cx) for t in node.targets]
+    if len(deletes) == 1:
+        return deletes[0]
+
+    def run(L: dict) -> None:
+        for delete in deletes:
+            delete(L)
+    return run
+
+
 # ---- simple statements ----
 
 def compile_ExprStmt(node: ast.ExprStmt, cx: Context) -> Run:
@@ -102,7 +167,7 @@ def compile_Assign(node: ast.Assign, cx: Context) -> Run:
     stores = [compile_store(t, cx) for t in node.targets]
     if len(stores) == 1:
         store, = stores
-        if isinstance(node.targets[0], ast.Name) and cx.local_names is None:
+        if isinstance(node.targets[0], ast.Name) and cx.scope.resolve(node.targets[0].id)[0] == "global":
             G, name = cx.G, node.targets[0].id
 
             def run_global(L: dict) -> None:
@@ -160,6 +225,9 @@ def compile_Pass(node: ast.Pass, cx: Context) -> Run:
     return lambda L: None
 
 
+compile_Global = compile_Nonlocal = compile_Pass  # declarations: the scope analysis used them
+
+
 def _outside_loop(node: ast.Node, cx: Context, word: str) -> None:
     if cx.loops == 0:
         raise TgError("SyntaxError", f"'{word}' outside loop", filename=cx.filename, line=node.line,
@@ -185,7 +253,7 @@ def compile_loop_body(body: tuple, cx: Context) -> Run:
 
 
 def compile_Return(node: ast.Return, cx: Context) -> Run:
-    if cx.local_names is None:
+    if cx.scope.kind not in (FUNCTION, COMPREHENSION):
         raise TgError("SyntaxError", "'return' outside function", filename=cx.filename, line=node.line,
                       col=node.col, end_col=node.end_col, exit_code=EXIT_SYNTAX)
     value = compile_expr(node.value, cx) if node.value is not None else (lambda L: None)
@@ -206,21 +274,6 @@ def compile_Assert(node: ast.Assert, cx: Context) -> Run:
             exc = AssertionError(msg(L)) if msg is not None else AssertionError()
             raise runtime_error(exc, node.test, filename)
     return guarded(node.test, cx, run)
-
-
-def compile_Import(node: ast.Import, cx: Context) -> Run:
-    if node.module not in MODULES:
-        raise TgError("ImportError", f"import of '{node.module}' is not supported in .tg programs "
-                      "(only torch, torch.nn, torch.nn.functional, torch.nn.init and math)", filename=cx.filename,
-                      line=node.line, col=node.col, end_col=node.end_col, exit_code=EXIT_SYNTAX)
-    # `import torch.nn` binds `torch`, as in Python; `import torch.nn as nn` binds the submodule
-    key = node.module if node.asname else node.module.split(".")[0]
-    bound = compile_store(ast.Name(node.asname or key, line=node.line, col=node.col), cx)
-    modules = cx.modules
-
-    def run(L: dict) -> None:
-        bound(L, modules[key])
-    return run
 
 
 # ---- compound statements ----
@@ -268,18 +321,6 @@ def compile_For(node: ast.For, cx: Context) -> Run:
     return guarded(node.iter, cx, run)
 
 
-def compile_FunctionDef(node: ast.FunctionDef, cx: Context) -> Run:
-    params = tuple(p.name for p in node.params)
-    defaults = [compile_expr(p.default, cx) for p in node.params if p.default is not None]
-    inner = cx.function_scope(frozenset(params) | assigned_names(node.body))
-    body = compile_block(node.body, inner)
-    store, rt, name = compile_store(ast.Name(node.name), cx), cx.rt, node.name
-
-    def run(L: dict) -> None:
-        store(L, make_function(rt, name, params, tuple(d(L) for d in defaults), body))
-    return run
-
-
 def compile_With(node: ast.With, cx: Context) -> Run:
     context, body, filename = compile_expr(node.context, cx), compile_block(node.body, cx), cx.filename
     store = compile_store(ast.Name(node.name), cx) if node.name else None
@@ -307,35 +348,6 @@ def compile_With(node: ast.With, cx: Context) -> Run:
     return run
 
 
-def assigned_names(body: tuple) -> frozenset:
-    """Names a function body assigns: Python makes them local to the whole function."""
-    found: set[str] = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        targets: list = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.For)):
-            targets = [node.target]
-        elif isinstance(node, ast.FunctionDef):
-            found.add(node.name)
-            continue
-        elif isinstance(node, ast.Import):
-            found.add(node.asname or node.module.split(".")[0])
-        elif isinstance(node, ast.With) and node.name:
-            found.add(node.name)
-        while targets:
-            t = targets.pop()
-            if isinstance(t, ast.Name):
-                found.add(t.id)
-            elif isinstance(t, (ast.Tuple, ast.List)):
-                targets.extend(t.elts)
-        for child in ("body", "orelse"):
-            stack.extend(getattr(node, child, ()) or ())
-    return frozenset(found)
-
-
 _DISPATCH = {cls: globals()[f"compile_{cls.__name__}"] for cls in (
     ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Pass, ast.Break, ast.Continue, ast.Return,
-    ast.Assert, ast.Import, ast.If, ast.While, ast.For, ast.FunctionDef, ast.With)}
+    ast.Assert, ast.If, ast.While, ast.For, ast.With, ast.Global, ast.Nonlocal, ast.Delete)}

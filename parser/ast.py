@@ -122,6 +122,7 @@ class IfExp(Node):
 
 
 class Keyword(Node):
+    # arg: the name, or None for `**value`
     __slots__ = _fields = ('arg', 'value')
 
 
@@ -149,6 +150,45 @@ class Subscript(Node):
 
 class Slice(Node):
     __slots__ = _fields = ('lower', 'upper', 'step')
+
+
+class Starred(Node):
+    # `*value` among a call's arguments
+    __slots__ = _fields = ('value',)
+
+
+class Dict(Node):
+    __slots__ = _fields = ('keys', 'values')
+
+
+class Set(Node):
+    __slots__ = _fields = ('elts',)
+
+
+class Lambda(Node):
+    # params: of Param
+    __slots__ = _fields = ('params', 'body')
+
+
+class Comprehension(Node):
+    # one `for target in iter if ... if ...` clause
+    __slots__ = _fields = ('target', 'iter', 'ifs')
+
+
+class ListComp(Node):
+    __slots__ = _fields = ('elt', 'generators')
+
+
+class SetComp(Node):
+    __slots__ = _fields = ('elt', 'generators')
+
+
+class GeneratorExp(Node):
+    __slots__ = _fields = ('elt', 'generators')
+
+
+class DictComp(Node):
+    __slots__ = _fields = ('key', 'value', 'generators')
 
 # ---- statements ----
 
@@ -195,12 +235,18 @@ class Pass(Node):
 
 
 class Param(Node):
-    __slots__ = _fields = ('name', 'default')
+    # kind: '' (positional or keyword), '*' (*args), 'kw' (keyword-only), '**' (**kwargs)
+    __slots__ = _fields = ('name', 'default', 'kind')
 
 
 class FunctionDef(Node):
-    # params: of Param
-    __slots__ = _fields = ('name', 'params', 'body')
+    # params: of Param; decorators: expressions, outermost first
+    __slots__ = _fields = ('name', 'params', 'body', 'decorators')
+
+
+class ClassDef(Node):
+    # bases: expressions; keywords: of Keyword
+    __slots__ = _fields = ('name', 'bases', 'keywords', 'body', 'decorators')
 
 
 class Return(Node):
@@ -218,3 +264,34 @@ class With(Node):
 class Import(Node):
     # module: dotted name, e.g. 'torch.nn'
     __slots__ = _fields = ('module', 'asname')
+
+
+class ImportFrom(Node):
+    # names: of (name, asname or None); (('*', None),) for `import *`
+    __slots__ = _fields = ('module', 'names')
+
+
+class Try(Node):
+    # handlers: of ExceptHandler
+    __slots__ = _fields = ('body', 'handlers', 'orelse', 'finalbody')
+
+
+class ExceptHandler(Node):
+    # type: an expression or None (a bare `except:`); name: str or None
+    __slots__ = _fields = ('type', 'name', 'body')
+
+
+class Raise(Node):
+    __slots__ = _fields = ('exc', 'cause')
+
+
+class Delete(Node):
+    __slots__ = _fields = ('targets',)
+
+
+class Global(Node):
+    __slots__ = _fields = ('names',)
+
+
+class Nonlocal(Node):
+    __slots__ = _fields = ('names',)

@@ -9,7 +9,13 @@ EXIT_RUNTIME = 1  # errors raised while the program runs
 
 
 class TgError(Exception):
-    """A program error positioned in the source (1-based line/col, exclusive end_col)."""
+    """A program error positioned in the source (1-based line/col, exclusive end_col).
+
+    `exception` is the Python exception a run-time error stands for, which a program's
+    `except` clause may catch; None for errors no program can catch (syntax, limits of
+    autodiff, sandbox refusals)."""
+
+    exception: BaseException | None = None
 
     def __init__(self, error_class: str, message: str, *, filename: str = "<stdin>",
                  line: int = 0, col: int = 0, end_line: int | None = None,

@@ -15,10 +15,8 @@ _NAMED = [("COLON", "':'"), ("RPAR", "')'"), ("RSQB", "']'"), ("EQUAL", "'='"),
           ("IN", "'in'"), ("ELSE", "'else'"), ("NAME", "a name"), ("_INDENT", "an indented block"),
           ("_NEWLINE", "end of line")]
 _UNSUPPORTED_WORDS = {
-    "class": "class definitions are", "lambda": "lambda expressions are",
-    "try": "'try' statements are", "except": "'try' statements are", "finally": "'try' statements are",
     "yield": "generators ('yield') are", "async": "'async' code is", "await": "'await' is",
-    "match": "'match' statements are", "global": "'global' statements are",
+    "match": "'match' statements are",
 }
 _WORD = re.compile(r"[rRfFuUbB]{0,2}('''|\"\"\"|'|\")|#.*|[A-Za-z_]\w*|\S")
 
@@ -42,7 +40,7 @@ def _expected_words(expected: set[str], opener: str | None, header: bool) -> str
     if "NAME" in expected and _EXPR_START & expected:
         return "an expression"
     if opener is not None:
-        return "',' or '" + {"(": ")", "[": "]"}[opener] + "'"
+        return "',' or '" + {"(": ")", "[": "]", "{": "}"}[opener] + "'"
     if header and "COLON" in expected:
         return "':'"
     if "_INDENT" in expected:
@@ -55,7 +53,7 @@ def _expected_words(expected: set[str], opener: str | None, header: bool) -> str
     return " or ".join(words[:2]) if words else "something else"
 
 
-_SCAN = re.compile(r"""[rRfFuUbB]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|#[^\n]*|[()\[\]]""")
+_SCAN = re.compile(r"""[rRfFuUbB]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|#[^\n]*|[()\[\]{}]""")
 
 
 def _open_bracket(source: str, lines: list[str], line: int, col: int) -> str | None:
@@ -64,14 +62,14 @@ def _open_bracket(source: str, lines: list[str], line: int, col: int) -> str | N
     stack: list[str] = []
     for m in _SCAN.finditer(source, 0, offset):
         ch = m.group(0)
-        if ch in "([":
+        if ch in "([{":
             stack.append(ch)
-        elif ch in ")]" and stack:
+        elif ch in ")]}" and stack:
             stack.pop()
     return stack[-1] if stack else None
 
 
-_HEADER = re.compile(r"\s*(if|elif|else|while|for|def|with)\b")
+_HEADER = re.compile(r"\s*(if|elif|else|while|for|def|with|class|try|except|finally)\b")
 
 
 def _unsupported_word(source_line: str, upto: int) -> str | None:
@@ -81,7 +79,7 @@ def _unsupported_word(source_line: str, upto: int) -> str | None:
             break
         word = m.group(0)
         if word in _UNSUPPORTED_WORDS:
-            return f"{_UNSUPPORTED_WORDS[word]} not supported in .tg programs"
+            return f"{_UNSUPPORTED_WORDS[word]} not supported by autodiff"
         if m.group(1):  # skip over a string on this line
             end = source_line.find(m.group(1), m.end())
             if end < 0:
@@ -105,10 +103,6 @@ def translate(exc: UnexpectedCharacters | UnexpectedToken, source: str, filename
                 return err("SyntaxError", f"unterminated triple-quoted string literal (detected at line "
                            f"{len(lines)})", line, col)
             return err("SyntaxError", f"unterminated string literal (detected at line {line})", line, col)
-        if ch == "{":
-            return err("SyntaxError", "dict and set literals are not supported in .tg programs", line, col)
-        if ch == "}":
-            return err("SyntaxError", "unmatched '}'", line, col)
         if ch == "\\":
             return err("SyntaxError", "unexpected character after line continuation character", line, col)
         found = _unsupported_word(text, col - 1)
@@ -152,12 +146,10 @@ def translate(exc: UnexpectedCharacters | UnexpectedToken, source: str, filename
 
 
 def _special(kind: str, expected: set[str], text: str, col: int) -> str | None:
-    if kind == "FOR" and ("RSQB" in expected or "RPAR" in expected):
-        return "comprehensions and generator expressions are not supported in .tg programs"
-    if kind == "AT" and text[: col - 1].strip() == "":
-        return "decorators are not supported in .tg programs"
+    if kind == "FOR" and "RPAR" in expected and "COMMA" in expected:
+        return "Generator expression must be parenthesized"
     if kind == "COLON" and "RPAR" in expected:
-        return "annotations are not supported in .tg programs" if "COMMA" in expected else None
+        return "annotations are not supported by autodiff" if "COMMA" in expected else None
     if kind == "EQUAL" and "_NEWLINE" not in expected and "EQUAL" not in expected:
         return "invalid syntax. Maybe you meant '==' or ':=' instead of '='?"
     return None

@@ -93,7 +93,7 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
             if not expr_text.strip():
                 raise fail("valid expression required before '}'")
             if expr_text.rstrip().endswith("=") and not expr_text.rstrip().endswith(("==", "!=", "<=", ">=")):
-                raise fail("the '=' specifier is not supported in .tg programs")
+                raise fail("the '=' specifier is not supported by autodiff")
             eline, ecol = where(i + 1)
             value = parse_fexpr(expr_text, eline, ecol)
             conversion = None

@@ -17,10 +17,10 @@ from .lalr import Token, UnexpectedCharacters
 
 MAX_PAREN_DEPTH = 200  # CPython's limit: "too many nested parentheses"
 MAX_INDENT_DEPTH = 100  # CPython's limit: "too many levels of indentation"
-_OPEN = frozenset(("LPAR", "LSQB"))
+_OPEN = frozenset(("LPAR", "LSQB", "LBRACE"))
 _NL, _INDENT, _DEDENT = "_NEWLINE", "_INDENT", "_DEDENT"
-_PAIRS = {")": "(", "]": "["}
-_BRACKETS = frozenset("()[]")
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+_BRACKETS = frozenset("()[]{}")
 _SPACES = re.compile(r"[\t \f]*")
 
 

@@ -5,6 +5,7 @@ tokens) and only builds nodes; all evaluation lives in the interpreter. Position
 Lark's `propagate_positions` convention: a node spans its first to its last child, and a
 parenthesized expression, as a child, spans its parentheses (`outer` holds those spans;
 the node itself keeps its own). Operators arrive flat and go through `precedence.insert`.
+The statement rules are in transform_statements.py.
 """
 
 from __future__ import annotations
@@ -16,15 +17,7 @@ from . import ast
 from .diagnostics import TgError
 from .lalr import Token
 from .precedence import insert
-
-_ASSIGNABLE = (ast.Name, ast.Attribute, ast.Subscript)
-
-
-def _unsupported(what: str):
-    def build(self, c):
-        raise self.error(f"{what} not supported in .tg programs", c[0], c[-1])
-    return build
-
+from .transform_statements import StatementRules
 
 _ESCAPES = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.DOTALL)
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
@@ -48,7 +41,7 @@ def _unescape(text: str) -> str:
     return _ESCAPES.sub(one, text) if "\\" in text else text
 
 
-class ToAst:
+class ToAst(StatementRules):
     """One method per grammar rule or alias of tg.lark; each takes the list of children."""
 
     def __init__(self) -> None:
@@ -82,164 +75,6 @@ class ToAst:
         return TgError("SyntaxError", message, line=node.line, col=node.col,
                        end_line=node.end_line, end_col=node.end_col)
 
-    # ---- statements ----
-    def module(self, c):
-        return ast.Module(tuple(c[0]) if c else (), line=1, col=1)
-
-    def fexpr(self, c):
-        return c[0]
-
-    def block(self, c):
-        """Statement lists: a simple_stmt gives (statements, _NEWLINE); blank lines are tokens."""
-        if len(c) == 1:
-            body, item = [], c[0]
-        else:
-            body, item = c
-        if type(item) is tuple:
-            body.extend(item[0])
-        elif not isinstance(item, Token):
-            body.append(item)
-        return body
-
-    stmts = block
-
-    def simple_stmt(self, c):
-        if len(c) == 2:
-            return [c[0]], c[1]
-        return [s for s in c[:-1] if not isinstance(s, Token)], c[-1]
-
-    def suite(self, c):
-        """(statements, the token the suite ends with); the token gives the block's end."""
-        if len(c) == 1:
-            body, last = c[0]
-            return tuple(body), last
-        return tuple(c[2]), c[3]
-
-    def expr_stmt(self, c):
-        value = c[0]
-        (line, col), (end_line, end_col) = self.start(value), self.end(value)
-        return ast.ExprStmt(value, line=line, col=col, end_line=end_line, end_col=end_col)
-
-    def assign(self, c):
-        targets = c[0:-1:2]
-        for target in targets:
-            if type(target) is not ast.Name:
-                self.check_target(target)
-        (line, col), (end_line, end_col) = self.start(c[0]), self.end(c[-1])
-        return ast.Assign(tuple(targets), c[-1], line=line, col=col, end_line=end_line, end_col=end_col)
-
-    def aug_assign(self, c):
-        target, op, value = c
-        if not isinstance(target, _ASSIGNABLE):
-            raise self.error_at(f"'{_describe(target)}' is an illegal expression for augmented assignment",
-                                target)
-        return ast.AugAssign(target, op.value[:-1], value, **self.span(target, value))
-
-    def check_target(self, target) -> None:
-        if isinstance(target, (ast.Tuple, ast.List)):
-            for elt in target.elts:
-                self.check_target(elt)
-        elif not isinstance(target, _ASSIGNABLE):
-            raise self.error_at(f"cannot assign to {_describe(target)} here. "
-                                "Maybe you meant '==' instead of '='?", target)
-
-    def pass_stmt(self, c):
-        return ast.Pass(**self.span(c[0], c[0]))
-
-    def break_stmt(self, c):
-        return ast.Break(**self.span(c[0], c[0]))
-
-    def continue_stmt(self, c):
-        return ast.Continue(**self.span(c[0], c[0]))
-
-    def return_stmt(self, c):
-        return ast.Return(c[1] if len(c) > 1 else None, **self.span(c[0], c[-1]))
-
-    def assert_stmt(self, c):
-        return ast.Assert(c[1], c[3] if len(c) > 2 else None, **self.span(c[0], c[-1]))
-
-    def dotted_name(self, c):
-        return c  # the NAME and "." tokens
-
-    def import_stmt(self, c):
-        module = "".join(tok.value for tok in c[1])
-        asname = c[3].value if len(c) > 2 else None
-        return ast.Import(module, asname, **self.span(c[0], c[-1] if len(c) > 2 else c[1][-1]))
-
-    def from_import(self, c):
-        module = "".join(tok.value for tok in c[1])
-        raise self.error(f"'from {module} import ...' is not supported in .tg programs; "
-                         "use 'import torch', 'import torch.nn as nn', "
-                         "'import torch.nn.functional as F' or 'import math'", c[0], c[-1])
-
-    del_stmt = _unsupported("'del' statements are")
-    global_stmt = _unsupported("'global' and 'nonlocal' statements are")
-    raise_stmt = _unsupported("'raise' statements are")
-    star_param = _unsupported("*args and **kwargs parameters are")
-    star_arg = _unsupported("*args and **kwargs arguments are")
-
-    def if_stmt(self, c):
-        (body, _), rest, orelse = c[3], c[4:], ()
-        if rest and type(rest[-1]) is tuple:  # "else" ":" suite
-            orelse, rest = rest[-1][0], rest[:-3]
-        last = c[-1]
-        end_line, end_col = self.end(last[1] if type(last) is tuple else last)
-        for clause in reversed(rest):  # elif chains become nested Ifs, as in Python's ast
-            orelse = (ast.If(clause.test, clause.body, orelse, line=clause.line, col=clause.col,
-                             end_line=end_line, end_col=end_col),)
-        return ast.If(c[1], body, orelse, line=c[0].line, col=c[0].column, end_line=end_line, end_col=end_col)
-
-    def elif_clause(self, c):
-        body, last = c[3]
-        return ast.If(c[1], body, (), **self.span(c[0], last))
-
-    def while_stmt(self, c):
-        body, last = c[3]
-        if len(c) > 4:
-            raise self.error("'while ... else' is not supported in .tg programs", c[0], c[-1][1])
-        return ast.While(c[1], body, **self.span(c[0], last))
-
-    def for_stmt(self, c):
-        target, iterable, (body, last) = c[1], c[3], c[5]
-        if len(c) > 6:
-            raise self.error("'for ... else' is not supported in .tg programs", c[0], c[-1][1])
-        self.check_target(target)
-        return ast.For(target, iterable, body, **self.span(c[0], last))
-
-    def funcdef(self, c):
-        params = c[3] if len(c) > 6 else ()
-        seen, defaults = set(), False
-        for p in params:
-            if p.name in seen:
-                raise self.error_at(f"duplicate argument '{p.name}' in function definition", p)
-            seen.add(p.name)
-            if p.default is None and defaults:
-                raise self.error_at("non-default argument follows default argument", p)
-            defaults = defaults or p.default is not None
-        body, last = c[-1]
-        return ast.FunctionDef(c[1].value, params, body, **self.span(c[0], last))
-
-    def parameters(self, c):
-        return tuple(p for p in c if not isinstance(p, Token))
-
-    def param(self, c):
-        return ast.Param(c[0].value, None, **self.span(c[0], c[0]))
-
-    def param_default(self, c):
-        return ast.Param(c[0].value, c[2], **self.span(c[0], c[2]))
-
-    def with_item(self, c):
-        return c[0], (c[2].value if len(c) == 3 else None)
-
-    def with_stmt(self, c):
-        """`with a, b as n:` is `with a:` holding `with b as n:`, as in Python."""
-        body, last = c[-1]
-        items = [x for x in c[1:-2] if type(x) is tuple]
-        for context, name in reversed(items):
-            start = c[0] if context is items[0][0] else context
-            body = [ast.With(context, name, body, **self.span(start, last))]
-        return body[0]
-
     # ---- expressions ----
     def tests(self, c):
         """Comma lists, left-recursive: one list, appended to."""
@@ -267,6 +102,49 @@ class ToAst:
 
     def list_(self, c):
         return ast.List(tuple(c[1]) if len(c) > 2 else (), **self.span(c[0], c[-1]))
+
+    def comp_clauses(self, c):
+        """`for ... in ...` and `if ...` clauses, as a list of Comprehension nodes."""
+        if isinstance(c[0], Token):  # the first `for`
+            target, iterable = c[1], c[3]
+            self.check_target(target)
+            return [ast.Comprehension(target, iterable, (), **self.span(c[0], iterable))]
+        clauses = c[0]
+        if c[1].value == "for":
+            self.check_target(c[2])
+            clauses.append(ast.Comprehension(c[2], c[4], (), **self.span(c[1], c[4])))
+        else:
+            last = clauses[-1]
+            last.ifs += (c[2],)
+            last.end_line, last.end_col = self.end(c[2])
+        return clauses
+
+    def listcomp(self, c):
+        return ast.ListComp(c[1], tuple(c[2]), **self.span(c[0], c[-1]))
+
+    def genexp(self, c):
+        return ast.GeneratorExp(c[1], tuple(c[2]), **self.span(c[0], c[-1]))
+
+    def setcomp(self, c):
+        return ast.SetComp(c[1], tuple(c[2]), **self.span(c[0], c[-1]))
+
+    def dictcomp(self, c):
+        return ast.DictComp(c[1], c[3], tuple(c[4]), **self.span(c[0], c[-1]))
+
+    def dict_(self, c):
+        items = c[1] if len(c) > 2 else ((), ())
+        return ast.Dict(tuple(items[0]), tuple(items[1]), **self.span(c[0], c[-1]))
+
+    def dict_items(self, c):
+        if len(c) == 3:
+            return [c[0]], [c[2]]
+        keys, values = c[0]
+        keys.append(c[2])
+        values.append(c[4])
+        return keys, values
+
+    def set_(self, c):
+        return ast.Set(tuple(c[1]), **self.span(c[0], c[-1]))
 
     def binop(self, c):
         if len(c) == 3:
@@ -296,22 +174,50 @@ class ToAst:
 
     def call(self, c):
         func, rpar = c[0], c[-1]
-        args = c[2] if len(c) > 3 else ()
-        keywords = [a for a in args if type(a) is ast.Keyword]
-        if keywords:
-            args, names = [], set()
-            for arg in c[2]:
-                if type(arg) is ast.Keyword:
-                    if arg.arg in names:
-                        raise self.error_at(f"keyword argument repeated: {arg.arg}", arg)
-                    names.add(arg.arg)
-                elif len(names):
-                    raise self.error_at("positional argument follows keyword argument", arg)
-                else:
-                    args.append(arg)
+        args, keywords = self.split_arguments(c[2]) if len(c) > 3 else ((), ())
         line, col = self.start(func)
-        return ast.Call(func, tuple(args), tuple(keywords), line=line, col=col,
+        return ast.Call(func, args, keywords, line=line, col=col,
                         end_line=rpar.end_line, end_col=rpar.end_column)
+
+    def split_arguments(self, items) -> tuple[tuple, tuple]:
+        """(positional and *starred, keyword and **) arguments, with Python's order rules."""
+        if not any(type(a) is ast.Keyword for a in items):
+            return tuple(items), ()
+        args, keywords, names, unpacked = [], [], set(), False
+        for arg in items:
+            if type(arg) is ast.Keyword:
+                if arg.arg is None:
+                    unpacked = True
+                elif arg.arg in names:
+                    raise self.error_at(f"keyword argument repeated: {arg.arg}", arg)
+                else:
+                    names.add(arg.arg)
+                keywords.append(arg)
+            elif type(arg) is ast.Starred:
+                if unpacked:
+                    raise self.error_at("iterable argument unpacking follows keyword argument "
+                                        "unpacking", arg)
+                args.append(arg)
+            elif unpacked:
+                raise self.error_at("positional argument follows keyword argument unpacking", arg)
+            elif names:
+                raise self.error_at("positional argument follows keyword argument", arg)
+            else:
+                args.append(arg)
+        return tuple(args), tuple(keywords)
+
+    def call_genexp(self, c):
+        func, lpar, elt, clauses, rpar = c
+        genexp = ast.GeneratorExp(elt, tuple(clauses), **self.span(lpar, rpar))
+        line, col = self.start(func)
+        return ast.Call(func, (genexp,), (), line=line, col=col, end_line=rpar.end_line,
+                        end_col=rpar.end_column)
+
+    def star_arg(self, c):
+        return ast.Starred(c[1], **self.span(c[0], c[1]))
+
+    def dstar_arg(self, c):
+        return ast.Keyword(None, c[1], **self.span(c[0], c[1]))
 
     def kwarg(self, c):
         name, _, value = c
@@ -380,7 +286,7 @@ class ToAst:
         text = tok.value
         prefix = text[: len(text) - len(text.lstrip("rRfFuUbB"))].lower()
         if "b" in prefix:
-            raise self.error("bytes literals are not supported in .tg programs", tok)
+            raise self.error("bytes literals are not supported by autodiff", tok)
         quote = 3 if text[len(prefix):].startswith(('"""', "'''")) else 1
         body = text[len(prefix) + quote: len(text) - quote]
         start = tok.column + len(prefix) + quote  # column of body[0] (first line only)
@@ -399,12 +305,3 @@ def _merge(parts: list) -> tuple:
         elif p != "":
             out.append(p)
     return tuple(out)
-
-
-_DESCRIBE = {ast.Call: "function call", ast.Constant: "literal", ast.BinOp: "expression",
-             ast.UnaryOp: "expression", ast.BoolOp: "expression", ast.Compare: "comparison",
-             ast.IfExp: "conditional expression", ast.FString: "f-string expression"}
-
-
-def _describe(node) -> str:
-    return _DESCRIBE.get(type(node), "expression")

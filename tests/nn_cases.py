@@ -670,6 +670,104 @@ u.add_(1)
 print(t, torch.autograd.Variable)
 """)
 
+# --- more containers, lazy layers, RMSprop, gradcheck, legacy type names -------------------------
+
+case("module_dict", """
+torch.manual_seed(0)
+d = nn.ModuleDict({'linear': nn.Linear(3, 2), 'act': nn.ReLU()})
+d['output'] = nn.Linear(2, 1)
+print(d, len(d), 'act' in d, list(d.keys()))
+for k, m in d.items():
+    print(k, m)
+print(d.output, d['linear'].weight.shape, d.pop('act'), [k for k in d])
+d.update([('z', nn.Tanh())])
+del d['z']
+print(d, sum(p.numel() for p in d.parameters()), nn.ModuleDict())
+print(d['output'](d['linear'](torch.ones(1, 3))))
+d.update([('bad',)])
+""")
+
+case("lazy_linear", """
+torch.manual_seed(1)
+m = nn.LazyLinear(3)
+print(m, m.in_features)
+opt = optim.SGD(m.parameters(), lr=0.1)
+s = nn.Sequential(m, nn.ReLU(), nn.LazyLinear(2, bias=False))
+y = s(torch.ones(2, 4))
+print(s, m.weight, y)
+y.sum().backward()
+opt.step()
+print(m.weight, [n for n, p in s.named_parameters()], m.in_features)
+print(nn.LazyLinear(4)(torch.ones(3)))
+""")
+
+case("rmsprop", """
+torch.manual_seed(0)
+for kw in [dict(), dict(momentum=0.9), dict(centered=True, weight_decay=0.1),
+           dict(momentum=0.5, centered=True, maximize=True)]:
+    w = torch.randn(3, 2, requires_grad=True)
+    opt = optim.RMSprop([w], lr=0.01, **kw)
+    for i in range(20):
+        loss = ((w * torch.arange(6.0).reshape(3, 2) - 1) ** 2).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print(w, loss)
+    print(opt)
+    print(sorted(opt.state[w].keys()), opt.state[w]['step'])
+optim.RMSprop([w], alpha=-1)
+""")
+
+case("gradcheck", """
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * x
+x = torch.tensor([1.0, 2.0], dtype=torch.double, requires_grad=True)
+w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.double, requires_grad=True)
+print(torch.autograd.gradcheck(Bad.apply, (x,), raise_exception=False))
+print(torch.autograd.gradcheck(lambda a, b: (a.sin(), a @ b, a * 2), (x, w)))
+print(torch.autograd.gradcheck(lambda a, k: a * k, (x, 3)))
+torch.manual_seed(0)
+print(torch.autograd.gradgradcheck(lambda a, b: (a ** 3) @ b.exp(), (x, w)), torch.rand(2))
+print(torch.autograd.gradgradcheck(Bad.apply, x, raise_exception=False))
+try:
+    torch.autograd.gradcheck(lambda a: a, torch.ones(2, dtype=torch.double))
+except ValueError as e:
+    print(e)
+try:
+    torch.autograd.gradcheck(Bad.apply, x)
+except RuntimeError as e:
+    print(str(e))
+""")
+
+case("tensor_legacy_type", """
+a = torch.tensor([1, 2])
+b = torch.tensor([1.0, 2.0], requires_grad=True)
+print(a.type(), b.type(), b.double().type(), (a > 1).type(), a.int().type())
+print(a.nelement(), torch.ones(2, 3).nelement(), b.type(torch.float) is b)
+print(a.type(torch.float), a.type('torch.DoubleTensor'), a.type(torch.FloatTensor))
+print(b.type(torch.double), (a == 1).type(torch.float).sum().item())
+a.type('torch.Nonsense')
+""")
+
+case("one_hot", """
+print(F.one_hot(torch.tensor([0, 2])), F.one_hot(torch.tensor([[1], [0]]), num_classes=3))
+print(F.one_hot(torch.tensor([], dtype=torch.long), 3), F.one_hot(torch.tensor(1), 3))
+for bad in [(torch.tensor([0., 1.]),), (torch.tensor([-1, 1]),), (torch.tensor([], dtype=torch.long),),
+            (torch.tensor([1]), 0)]:
+    try:
+        F.one_hot(*bad)
+    except RuntimeError as e:
+        print(e)
+F.one_hot(torch.tensor([0, 5]), 3)
+""")
+
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

@@ -30,21 +30,74 @@ DUNDER_CHAINS = [
 ]
 FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "exec('x = 1')",
                    "compile('1', 'f', 'eval')", "open('/etc/passwd')", "__import__('os')",
-                   "globals()", "vars()", "locals()", "type(t)", "dir(t)", "input()",
+                   "globals()", "vars()", "locals()", "type(t).__dict__", "dir(t)", "input()",
                    "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
                    "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "hasattr(t, 'x')",
                    "classmethod(len)", "staticmethod(len)", "property()", "id(t)", "hash(t)"]
-IMPORTS = ["import os", "import sys", "import subprocess", "import numpy", "import numpy as np",
+IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
            "import torch.utils", "import builtins", "from os import system",
-           "from torch import tensor", "import importlib", "import torch.nn.functional.os",
-           "import math as os\nimport os"]
+           "from torch import _C", "import importlib", "import torch.nn.functional.os",
+           "import math as os\nimport os", "from torch import save\nsave(t, 'x.pt')",
+           "from numpy import fromfile\nfromfile('x')", "from torch.utils import data",
+           "from math import __loader__", "from torch import *", "from numpy import *",
+           "import numpy.random as r\nr.state.get_state()",
+           "def g():\n    from math import *\n", "from torch.optim import SGD\nSGD(1).__init__"]
 FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)",
                   "'{0[0].__class__}'.format([t])", "'{x.__class__}'.format(x=t)",
                   "f'{t.__class__}'", "f'{y.grad_fn.__class__.__mro__}'",
                   "f'{t.array}'", "'{0.array}'.format(t)"]
 TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
-            "torch.utils", "torch.ops", "torch.numpy()", "t.numpy()", "torch.hub",
+            "torch.utils", "torch.ops", "torch.numpy()", "torch.hub",
             "torch.compile(f)", "torch.jit"]
+# the v2 constructs: lambdas, comprehensions, dicts and sets, * and ** arguments, try/except,
+# raise, del, global/nonlocal, type(), decorators, grad-mode decorators, NumPy
+LAMBDAS = ["(lambda: 0).__code__", "(lambda: 0).__globals__", "(lambda x=t: x).__defaults__",
+           "(lambda: t)().__class__", "f(lambda: 0).__closure__"]
+COMPREHENSIONS = ["[x.__class__ for x in [1]]", "(x for x in [1]).gi_frame",
+                  "(x for x in [1]).gi_code", "next(x.__dict__ for x in [t])",
+                  "{k: k.__class__ for k in [1]}", "{x.__mro__ for x in [int]}",
+                  "(x for x in [1]).send", "[y for y in (x for x in [1]).gi_frame.f_globals]"]
+DICTS_AND_SETS = ["{}.__class__", "{'a': 1}.items().__class__", "{}.fromkeys([1])",
+                  "{1}.__class__.__subclasses__()", "{'a': t}['a'].__dict__", "{}.__getitem__",
+                  "dict.__subclasses__()", "{1: 2}.keys().mapping"]
+CALLS = ["f(*t.__class__.__mro__)", "print(**{'file': 1})", "f(**{'a': t.__class__})",
+         "max(*[t], key=lambda x: x.__class__)", "sorted([t], key=lambda x: x._version)"]
+TRY_EXCEPT = ["1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__traceback__)",
+              "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.with_traceback)",
+              "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__class__.__subclasses__())",
+              "t.array\nexcept AttributeError:\n    print('caught a refusal')",
+              "t.__class__\nexcept Exception:\n    print('caught a refusal')",
+              "torch.optim.LBFGS([t])\nexcept Exception:\n    print('caught an unsupported name')",
+              "torch.zeros(10 ** 12)\nexcept MemoryError:\n    print('caught the memory limit')",
+              "raise SystemExit\nexcept NameError:\n    raise",
+              "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.args.__class__)"]
+RAISES = ["raise SystemExit(0)", "raise KeyboardInterrupt", "raise GeneratorExit",
+          "raise BaseException('x')", "raise t.__class__", "raise ValueError.__base__"]
+DELETIONS = ["del t.grad", "del torch.tensor", "del math.pi", "del t.__class__", "del print",
+             "del f.__code__"]
+SCOPES = ["def g():\n    global __builtins__\n    return __builtins__\nprint(g())",
+          "def g():\n    x = 1\n    def h():\n        nonlocal x\n        return x.__class__\n"
+          "    return h()\nprint(g())",
+          "global open\nopen('x.txt', 'w')"]
+TYPES = ["type(t).__mro__", "type(1).__subclasses__()", "type('X', (), {})",
+         "type(type(1))('X', (), {})", "type(t)._wrap", "type(y.grad_fn)(1)", "type(type(t)).cls",
+         "type(f).__code__", "type(t.grad_fn).__init__", "type(math).__dict__",
+         "type(y.grad_fn).op"]
+DECORATORS = ["@print.__self__\ndef g():\n    pass", "@staticmethod\ndef g():\n    pass",
+              "@property\ndef g():\n    pass", "@classmethod\ndef g():\n    pass",
+              "@torch.no_grad()\ndef g():\n    return 1\nprint(g.__wrapped__)",
+              "@torch.no_grad\ndef g():\n    return 1\nprint(g.__closure__)",
+              "torch.inference_mode().__enter__", "torch.no_grad.__new__"]
+NUMPY = ["np.ones(2).tofile('x.bin')", "np.ones(2).dump('x.pkl')", "np.ones(2).ctypes",
+         "np.ones(2).data", "np.ones(2).base", "np.ones(2).__array_interface__",
+         "np.ones(2)._array", "np.save('x.npy', np.ones(2))", "np.load('x.npy')",
+         "np.fromfile('x')", "np.frombuffer('x')", "np.ones(2).dtype.type",
+         "np.float32(1).tofile('x.bin')", "np.ones(2).sum().tofile('x.bin')",
+         "np.array([print])", "np.array(['a'])", "np.random.state", "np.random.seed.__self__",
+         "t.detach().numpy().tofile('x.bin')", "np.memmap('x.bin')", "np.lib", "np.ctypeslib",
+         "np.ones(2).view(np.int64)", "np.zeros(10 ** 12)", "np.ones(2).__array__()",
+         "np.ones((2 ** 20, 1)) * np.ones((1, 2 ** 20))", "np.savetxt('x.txt', [1])",
+         "np.ones(2).tobytes()", "np.random.RandomState", "np.asarray(np.ones(2)).setflags"]
 # random numbers: the Generator object, torch.nn.init and the functions behind them
 RANDOM = ["torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
           "torch.manual_seed(0)._words(3)", "torch.Generator()._next_normal",
@@ -86,15 +139,24 @@ NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
 ASSIGNMENTS = ["t.__class__ = int", "t.array = 1", "y.grad_fn.op = None", "torch.tensor = len",
                "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len"]
 
+V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in COMPREHENSIONS]
+               + [("dict-set", e) for e in DICTS_AND_SETS] + [("call", e) for e in CALLS]
+               + [("try", e) for e in TRY_EXCEPT] + [("raise", e) for e in RAISES]
+               + [("del", e) for e in DELETIONS] + [("scope", e) for e in SCOPES]
+               + [("type", e) for e in TYPES] + [("decorator", e) for e in DECORATORS]
+               + [("numpy", e) for e in NUMPY])
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
-            + [("random", e) for e in RANDOM] + [("nn", e) for e in NN])
+            + [("random", e) for e in RANDOM] + [("nn", e) for e in NN] + V2_ATTEMPTS)
+_STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
 
-def _as_statement(attempt: str) -> str:
-    prelude = "import math\ndef f(a):\n    return a\n" + T
-    if attempt.startswith(("import ", "from ")) or " = " in attempt:
+def _as_statement(attempt: str, kind: str = "") -> str:
+    prelude = "import math\nimport numpy as np\ndef f(a):\n    return a\n" + T
+    if kind == "try":
+        return prelude + "try:\n    " + attempt + "\n"
+    if attempt.startswith(_STATEMENTS) or " = " in attempt:
         return prelude + attempt + "\n"
     return prelude + f"print({attempt})\n"
 
@@ -102,12 +164,13 @@ def _as_statement(attempt: str) -> str:
 @pytest.mark.parametrize("kind,attempt", ATTEMPTS, ids=[f"{k}:{a}" for k, a in ATTEMPTS])
 def test_escape_attempt_is_refused(kind, attempt, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    source = _as_statement(attempt)
+    source = _as_statement(attempt, kind)
     out = io.StringIO()
     result = run_source(source, "escape.tg", out=out, err=io.StringIO())
     assert result.error is not None, f"not refused: {attempt!r} printed {out.getvalue()!r}"
     assert result.error.error_class in {"AttributeError", "NameError", "ValueError",
-                                        "SyntaxError", "ImportError", "TypeError"}
+                                        "SyntaxError", "ImportError", "TypeError",
+                                        "NotImplementedError", "MemoryError"}
     rendered = result.error.render(source)
     assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
     assert list(tmp_path.iterdir()) == []  # nothing was written
@@ -135,7 +198,7 @@ def test_a_module_whose_forward_reaches_a_dunder_is_refused():
 
 
 def test_the_suite_is_large():
-    assert len(ATTEMPTS) >= 100
+    assert len(ATTEMPTS) >= 100 and len(V2_ATTEMPTS) >= 80 and len(CLASSES) >= 60
 
 
 def test_legitimate_programs_still_run():
@@ -145,3 +208,109 @@ def test_legitimate_programs_still_run():
                         "ok.tg", out=out)
     assert result.error is None, result.error
     assert out.getvalue() == "tensor([2., 4.]) SumBackward0 torch.Size([2]) 1.50 5.0 1 2.0\n"
+
+
+# ---- classes: a program's own nn.Module and autograd.Function subclasses ----
+
+CLASS_PRELUDE = ("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n"
+                 "class Sq(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+                 "        return x * x\n    @staticmethod\n    def backward(ctx, g):\n"
+                 "        return 2 * g\n")
+CLASSES = [
+    "class A:\n    pass",
+    "class A(object):\n    pass",
+    "class A(int):\n    pass",
+    "class A(nn.Module, nn.Module):\n    pass",
+    "class A(nn.Module, metaclass=type):\n    pass",
+    "class A(*[nn.Module]):\n    pass",
+    "class A(print):\n    pass",
+    "@print\nclass A(nn.Module):\n    pass",
+    "class A(nn.Linear):\n    pass",
+    "class A(torch.Tensor):\n    pass",
+    "class A(torch.optim.SGD):\n    pass",
+    "class A(torch.nn.functional):\n    pass",
+    "class A(nn.Module):\n    _tg_public = frozenset({'x'})",
+    "class A(nn.Module):\n    scale = 2",
+    "class A(nn.Module):\n    forward = print",
+    "class A(nn.Module):\n    __slots__ = ()",
+    "class A(nn.Module):\n    def __repr__(self):\n        return 'x'",
+    "class A(nn.Module):\n    def __init_subclass__(cls):\n        pass",
+    "class A(torch.autograd.Function):\n    def __new__(cls):\n        return 1",
+    "class A(nn.Module):\n    def tg_subclass(self):\n        return 1",
+    "class A(nn.Module):\n    _tg_readable = print",
+    "class A(nn.Module):\n    def __getattr__(self, name):\n        return 1",
+    "class A(nn.Module):\n    def __call__(self):\n        return 1",
+    "class A(nn.Module):\n    def _helper(self):\n        return 1",
+    "class A(nn.Module):\n    import os",
+    "class A(nn.Module):\n    for i in range(2):\n        pass",
+    "class A(nn.Module):\n    if True:\n        x = 1",
+    "class A(nn.Module):\n    print('body')",
+    "class A(nn.Module):\n    x.y = 1",
+    "class A(nn.Module):\n    class B(nn.Module):\n        pass",
+    "class A(nn.Module):\n    x += 1",
+    "print(Net().__dict__)",
+    "print(Net().__class__)",
+    "print(Net().__class__.__subclasses__())",
+    "print(Net.__subclasses__())",
+    "print(Net.__mro__)",
+    "print(Net.tg_subclass)",
+    "print(nn.Module.tg_subclass('X', {'__getattr__': print}))",
+    "print(Net().forward.__func__)",
+    "print(Net().forward.__globals__)",
+    "print(Net()._tg_readable)",
+    "n = Net()\nn.__dict__ = {}",
+    "n = Net()\nn._tg_public = {'x'}",
+    "class B(nn.Module):\n    def forward(self):\n        return self.__class__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return self.forward.__code__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().__repr__()\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().__class__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super(int, 1).__init__()\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super(Net, self).__init__()\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().tg_subclass('X', {})\nB()()",
+    "print(type(Net())('x'))",
+    "print(Sq.__dict__)",
+    "print(Sq.apply.__self__)",
+    "print(Sq.tg_subclass)",
+    "print(Sq.forward.__globals__)",
+    "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        return ctx.__class__\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+    "B.apply(torch.ones(1))",
+    "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        ctx._saved = (x,)\n        return x\n    @staticmethod\n    def backward(ctx, g):\n"
+    "        return g\nB.apply(torch.ones(1))",
+    "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        ctx.save_for_backward = print\n        return x\n    @staticmethod\n"
+    "    def backward(ctx, g):\n        return g\nB.apply(torch.ones(1))",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.__dict__['x'] = 1\nB()",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self._modules = {}\nB()",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.forward = print\nB()",
+    "class B(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.parameters = print\nB()",
+    "class B(nn.Module):\n    def forward(self):\n        return self.__dict__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return self.forward.__self__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().__getattribute__('x')\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super().__setattr__('_modules', 1)\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return super(B, B).__init__()\nB()()",
+    "n = Net()\nn.forward = print",
+    "Net.forward = print",
+    "Sq.apply = print",
+    "print(super().__init__())",
+    "def f(self):\n    return super().__init__()\nf(Net())",
+]
+
+
+@pytest.mark.parametrize("attempt", CLASSES)
+def test_class_escape_attempt_is_refused(attempt, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = CLASS_PRELUDE + attempt + "\n"
+    out = io.StringIO()
+    result = run_source(source, "escape.tg", out=out, err=io.StringIO())
+    assert result.error is not None, f"not refused: {attempt!r} printed {out.getvalue()!r}"
+    assert result.error.error_class in {"AttributeError", "NameError", "SyntaxError", "TypeError",
+                                        "NotImplementedError", "RuntimeError"}, result.error
+    rendered = result.error.render(source)
+    assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
+    assert list(tmp_path.iterdir()) == []

@@ -170,3 +170,31 @@ def test_an_unwritable_cache_directory_still_parses(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the folder should go
     assert tables._cache_path("x") is None
     assert tables.load().start_states.keys() == {"module", "fexpr"}
+
+
+def test_the_only_conflicts_end_a_lambda_body():
+    """Lark resolves a shift/reduce conflict by shifting, which for `lambda: a + b` is Python's
+    reading (the body takes every operator after it). No other conflict may exist."""
+    import logging
+
+    from lark import logger as lark_logger
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record.getMessage())
+
+    handler, level = Keep(), lark_logger.level
+    lark_logger.addHandler(handler)
+    lark_logger.setLevel(logging.DEBUG)
+    try:
+        Lark(tables.GRAMMAR.read_text(), parser="lalr", lexer=_Replay, start=list(tables.STARTS),
+             debug=True, cache=False)
+    finally:
+        lark_logger.removeHandler(handler)
+        lark_logger.setLevel(level)
+    conflicts = [r for r in records if "conflict" in r.lower()]
+    rules = {r.strip() for r in records if r.lstrip().startswith("*")}
+    assert conflicts and all(r.startswith("Shift/Reduce") for r in conflicts)
+    assert rules == {"* <lambdef : LAMBDA COLON test>", "* <lambdef : LAMBDA parameters COLON test>"}

@@ -70,3 +70,24 @@ def test_print_options_belong_to_one_run():
     out = io.StringIO()
     run_source("print(torch.tensor([1.25]))\n", "b.tg", out=out)
     assert out.getvalue() == "tensor([1.2500])\n"
+
+
+@pytest.mark.parametrize("source", [
+    "g = range(3)\nfor i in range(5000):\n    g = map(abs, g)\nprint(sum(g))",
+    "g = range(3)\nfor i in range(5000):\n    g = zip(g)\nprint(list(g))",
+    "g = range(3)\nfor i in range(5000):\n    g = filter(None, enumerate(g))\nprint(list(g))",
+    "g = range(3)\nfor i in range(50000):\n    g = (x for x in g)\nprint(sum(g))",
+    "g = range(3)\nfor i in range(50000):\n    g = map(abs, (x for x in g))\nprint(sum(g))",
+])
+def test_deeply_nested_iterators_stop_before_the_c_stack_overflows(source):
+    """CPython itself crashes taking an item from map(f, map(f, ...)) nested 100,000 deep."""
+    error = _error(source)
+    assert error.error_class == "RecursionError"
+
+
+def test_nesting_a_few_iterators_is_untouched():
+    out = io.StringIO()
+    result = run_source("g = range(3)\nfor i in range(50):\n"
+                        "    g = map(lambda t: t[0], (x for x in zip(g)))\n"
+                        "print(type(g), sum(len(str(v)) for v in g))\n", "ok.tg", out=out)
+    assert result.error is None and out.getvalue() == "<class 'map'> 3\n"

@@ -165,17 +165,20 @@ def test_syntax_errors(src, cls, fragment, line):
 
 
 @pytest.mark.parametrize("src, fragment", [
-    ("class A:\n    pass\n", "class definitions"),
-    ("f = lambda x: x\n", "lambda"),
-    ("try:\n    pass\nexcept:\n    pass\n", "'try'"),
-    ("global x\n", "'global'"),
-    ("def f(*args):\n    pass\n", "*args"),
-    ("f(*a)\n", "*args"),
-    ("y = [i for i in x]\n", "comprehensions"),
-    ("@dec\ndef f():\n    pass\n", "decorators"),
-    ("from os import path\n", "'from os import ...'"),
-    ("d = {1: 2}\n", "dict and set literals"),
-    ("del x\n", "'del'"),
+    ("def f():\n    yield 1\n", "generators ('yield')"),
+    ("async def f():\n    pass\n", "'async'"),
+    ("while x:\n    pass\nelse:\n    pass\n", "'while ... else'"),
+    ("f(x for x in y, 1)\n", "expected"),
+    ("f(1, x for x in y)\n", "Generator expression must be parenthesized"),
+    ("def f(**k, a):\n    pass\n", "arguments cannot follow var-keyword argument"),
+    ("def f(*):\n    pass\n", "named arguments must follow bare *"),
+    ("def f(*a, *b):\n    pass\n", "* argument may appear only once"),
+    ("lambda a, a: 1\n", "duplicate argument 'a'"),
+    ("f(**a, b)\n", "positional argument follows keyword argument unpacking"),
+    ("f(**a, *b)\n", "iterable argument unpacking follows keyword argument unpacking"),
+    ("try:\n    pass\nexcept:\n    pass\nexcept E:\n    pass\n", "default 'except:' must be last"),
+    ("del f()\n", "cannot delete function call"),
+    ("try:\n    pass\n", "expected"),
 ])
 def test_unsupported_constructs(src, fragment):
     e = err(src)

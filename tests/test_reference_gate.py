@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,10 +55,30 @@ ESCAPES = {
                             "format field '0.real'", '"{{0.real}}"'),
     "module attribute write": ('torch.ones = print\nopen("{marker}", "w")\n',
                                "setting attribute 'ones'", "ones"),
+    # the v2 constructs
+    "star import": ('from numpy import *\nsave("{marker}", [1])\n',
+                    "ImportError: 'from numpy import *' is not supported", "from numpy import *"),
+    "class with a dunder method": (
+        'import torch.nn as nn\nclass A(nn.Module):\n    def __del__(self):\n'
+        '        open("{marker}", "w")\nA()\n', "the method name '__del__'",
+        "def __del__(self):"),
+    "type() making a class": ('X = type("X", (), {{"f": open}})\nX.f("{marker}", "w")\n',
+                              "type() with other than one argument", 'type("X", (), {{"f": open}})'),
+    "generator frame": ('g = (x for x in [1])\nprint(g.gi_frame.f_builtins)\n'
+                        'open("{marker}", "w")\n', "attribute 'gi_frame'", "gi_frame"),
+    "lambda code": ('f = lambda: 0\nprint(f.__code__)\nopen("{marker}", "w")\n',
+                    "'__code__' starts with '_'", "__code__"),
+    "exception traceback": ('try:\n    1 / 0\nexcept ZeroDivisionError as e:\n'
+                            '    print(e.with_traceback(None))\nopen("{marker}", "w")\n',
+                            "attribute 'with_traceback'", "with_traceback"),
 }
 TORCH_ESCAPES = {  # attributes real PyTorch has outside the language
     "torch.save": ('torch.save(torch.ones(1), "{marker}")\n', "attribute 'save'", "save"),
-    "numpy": ('torch.ones(1).numpy().tofile("{marker}")\n', "attribute 'numpy'", "numpy"),
+    "numpy": ('torch.ones(1).numpy().tofile("{marker}")\n', "attribute 'tofile'", "tofile"),
+    "from-import of torch.save": ('from torch import save\nsave(torch.ones(1), "{marker}")\n',
+                                  "'save' is not part of the .tg language's 'torch'", "save"),
+    "numpy.save": ('import numpy as np\nnp.save("{marker}", np.ones(1))\n', "attribute 'save'",
+                   "save"),
 }
 
 
@@ -106,6 +127,25 @@ def test_torch_functions_outside_the_language_are_refused(name: str, tmp_path: P
     _assert_refused(refused.value, says, caret, marker)
 
 
+@needs_torch
+def test_the_programs_own_attributes_pass_only_on_its_own_objects(tmp_path: Path) -> None:
+    """`self.linear = ...` names an attribute of the program's choosing; it passes on `self`,
+    the class and its instances, and nowhere else (`torch.save` stays refused)."""
+    program = ('import torch.nn as nn\nclass Net(nn.Module):\n'
+               '    def __init__(self):\n        super().__init__()\n        self.linear = nn.Linear(2, 1)\n'
+               '        self.save = 3\n        self.scale = 2\n    def forward(self, x):\n'
+               '        return self.linear(x) * self.scale\n'
+               'model = Net()\nprint(model.save, model.scale, model.linear.in_features)\n')
+    result = run_with_torch(program, filename="own.tg")
+    assert (result.stdout, result.error) == ("3 2 2\n", None)
+    marker = tmp_path / "ran"
+    evil, says, caret = _escape((program + 'torch.save(model, "{marker}")\n', "attribute 'save'",
+                                 "save"), marker)
+    with pytest.raises(ReferenceRefused) as refused:
+        run_with_torch(evil, filename="evil.tg")
+    _assert_refused(refused.value, says, caret, marker)
+
+
 def test_what_the_checks_miss_meets_the_languages_builtins(tmp_path: Path) -> None:
     """`exec` bound on a path never taken passes the checks; it is still not Python's."""
     marker = tmp_path / "ran"
@@ -134,12 +174,21 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert {"print", "range", "isinstance"} <= set(surface["builtins"])
     assert not {"exec", "eval", "open", "getattr", "__import__"} & set(surface["builtins"])
     assert {"backward", "grad_fn", "zeros_like", "format"} <= set(surface["readable"])
-    assert not {"load", "save", "numpy"} & set(surface["readable"])
+    assert not {"load", "save", "tofile", "gi_frame", "with_traceback"} & set(surface["readable"])
     assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
     allowed = set(surface["readable_dunders"])
     assert allowed == {"__version__"}
     assert not any(n.startswith("_") and n not in allowed
                    for names in surface.values() for n in names)
+
+
+def test_a_fresh_process_sees_the_whole_surface() -> None:
+    """Modules that load on first use (the `np` namespace) are in the surface all the same."""
+    code = ("from autodiff.interpreter.reference_gate import language_surface\n"
+            "s = language_surface()\nprint(sorted({'array', 'randn', 'seed', 'from_numpy', 'numpy'}"
+            " - set(s['readable'])), 'numpy.random' in s['modules'])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout == "[] True\n", done.stderr
 
 
 # --- the commands that use the reference ------------------------------------------------

@@ -1,0 +1,79 @@
+"""Keywords PyTorch's argument parser handles for every function, which the engine's own
+functions do not name: NumPy's `axis` for `dim` and `keepdims` for `keepdim`
+(`x.sum(axis=1, keepdims=True)`), and `out=` (the result written into a given tensor).
+
+The interpreter asks only for calls that name one of them; the answer depends on the callee:
+an engine op function with a `dim` (`keepdim`, `out`) parameter of its own, or any other
+callable (NumPy's functions, the program's own), gets the call as written.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from functools import lru_cache
+
+import numpy as np
+
+from .operands import type_word
+from .session import current
+from .tensor import Tensor
+
+ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+NAMES = frozenset(ALIASES) | {"out"}
+
+
+@lru_cache(maxsize=256)
+def _parameters(code) -> frozenset:
+    return frozenset(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+
+
+def call(function, args: list, kwargs: dict):
+    """`function(*args, **kwargs)` as torch's parser reads the keywords for it."""
+    target = inspect.unwrap(getattr(function, "__func__", function))
+    code = getattr(target, "__code__", None)
+    if code is None or not getattr(target, "__module__", "").startswith("autodiff.engine.ops_"):
+        return function(*args, **kwargs)
+    names = _parameters(code)
+    renamed = {}
+    for key, value in kwargs.items():
+        alias = ALIASES.get(key)
+        if alias is not None and key not in names and alias in names and alias not in kwargs:
+            key = alias
+        renamed[key] = value
+    if "out" in renamed and "out" not in names:
+        bound = getattr(function, "__self__", None)  # t.add(1, out=o): t is an input too
+        return _into(renamed.pop("out"), target.__name__, function, args, renamed,
+                     () if bound is None else (bound,))
+    return function(*args, **renamed)
+
+
+def _into(out, name: str, function, args: list, kwargs: dict, bound: tuple):
+    """torch's `out=`: no autograd, the result cast into `out` (resized when its shape
+    differs, with torch's warning unless it was empty); `out` is returned."""
+    if type(out) is not Tensor:
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    inputs = (*bound, *args, *kwargs.values())
+    if current().grad_enabled and (out.requires_grad or any(
+            type(a) is Tensor and a.requires_grad for a in inputs)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    result = function(*args, **kwargs)
+    got, wanted = result.array.dtype, out.array.dtype
+    if not np.can_cast(got, wanted, casting="same_kind"):
+        raise RuntimeError(f"result type {type_word(got)} can't be cast to the desired output "
+                           f"type {type_word(wanted)}")
+    if out.array.shape != result.array.shape:
+        if out.array.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out.array.shape)}, which does not match the required output shape "
+                f"{list(result.array.shape)}. This behavior is deprecated, and in a future "
+                "PyTorch release outputs will not be resized unless they have zero elements. "
+                "You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                "elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out.array = result.array.astype(wanted)
+    else:
+        np.copyto(out.storage(), result.array, casting="unsafe")
+    out._bump_version()
+    return out

@@ -1,0 +1,93 @@
+"""Names PyTorch (or NumPy) has that autodiff does not: they stop a program with
+`X is not supported by autodiff` where it uses them, while a misspelt name gets Python's own
+ImportError or AttributeError. The lists (torch_names.py) load on the first such question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autodiff.engine.unsupported import Unsupported
+
+# The modules a program may import; each is the engine's namespace, or a stand-in below
+# while the engine lacks it.
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
+           "torch.autograd", "torch.autograd.functional", "torch.func", "math", "numpy",
+           "numpy.random")
+
+_lists: dict[str, frozenset] = {}
+
+
+def known(owner: str, name: str) -> bool:
+    """Does PyTorch's (NumPy's, Python's) `owner` (a module, `torch.Tensor` or
+    `numpy.ndarray`) have the public attribute `name`?"""
+    names = _lists.get(owner)
+    if names is None:
+        from .torch_names import NAMES  # noqa: PLC0415 - 33 kB, only on this error path
+
+        names = _lists[owner] = frozenset(NAMES.get(owner, "").split())
+    return name in names
+
+
+def unsupported(path: str) -> Unsupported:
+    """The error for using `path` (NumPy's wording is the language's: data only)."""
+    if path.split(".")[0] == "numpy":
+        return Unsupported(path, "in .tg programs")
+    return Unsupported(path)
+
+
+class NotSupportedName:
+    """A name PyTorch has and autodiff does not: importing it works, using it stops the
+    program. Its attributes are its own known names (`optim.SGD`), so the error names what
+    the program used."""
+
+    __slots__ = ("_path",)
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    def _tg_readable(self, name: str) -> bool:
+        return not name.startswith("_")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if known(self._path, name):
+            return NotSupportedName(f"{self._path}.{name}")
+        if self._path in MODULES:
+            raise AttributeError(f"module '{self._path}' has no attribute '{name}'")
+        raise unsupported(self._path)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise unsupported(self._path)
+
+    def __str__(self) -> str:
+        raise unsupported(self._path)
+
+    def __iter__(self):
+        raise unsupported(self._path)
+
+    def __instancecheck__(self, obj: Any) -> bool:  # isinstance(x, nn.Linear)
+        raise unsupported(self._path)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        raise unsupported(self._path)
+
+    def __repr__(self) -> str:  # for tools that show values (the repl), never the program
+        return f"<{self._path}: not supported by autodiff>"
+
+
+def stand_in(obj: Any, name: str) -> NotSupportedName | None:
+    """For `torch.optim` and the like on a namespace of the engine that lacks them."""
+    module = getattr(type(obj), "_tg_module_name", None)
+    if module is None or name.startswith("_") or not known(module, name):
+        return None
+    return NotSupportedName(f"{module}.{name}")
+
+
+def unsupported_attribute(obj: Any, name: str) -> Unsupported | None:
+    """`t.register_hook`: a method PyTorch's tensors (NumPy's arrays) have and ours lack."""
+    owner = getattr(type(obj), "_tg_known_as", None)
+    if owner is None or name.startswith("_") or not known(owner, name):
+        return None
+    return unsupported(f"{owner.rsplit('.', 1)[-1]}.{name}" if owner == "torch.Tensor" else f"{owner}.{name}")

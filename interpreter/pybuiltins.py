@@ -1,0 +1,155 @@
+"""The Python builtins of the language beyond `print`: iteration helpers, `type`, the
+exception classes, and stand-ins that name what autodiff does not support.
+
+Only what cannot reach past the sandbox is here: `type` has its one-argument form only,
+`pow` keeps the integer-size limit of `**`, and `super`/`staticmethod` work only where the
+interpreter compiles them itself (`super().__init__(...)` in a method, `@staticmethod` in a
+class body).
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+from types import FunctionType, MethodType
+from typing import Any
+
+from autodiff.engine.unsupported import Unsupported
+
+from . import bounds
+
+_PLAIN = ("sorted", "reversed", "any", "all", "divmod", "iter", "next", "dict", "set", "repr",
+          "format")
+# Builtins a program may name that stop it as unsupported (nowhere a valid .tg program)
+UNSUPPORTED_BUILTINS = ("classmethod", "property")
+# The exception classes a program can name, for `except` and `raise`.
+EXCEPTIONS = {name: getattr(_py, name) for name in (
+    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "ImportError",
+    "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError",
+    "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "TypeError",
+    "UnboundLocalError", "ValueError", "ZeroDivisionError")}
+
+
+class TypeView:
+    """`type(x)` of an engine object: prints as PyTorch's class does (`<class 'torch.Tensor'>`,
+    `<class 'MulBackward0'>`), equals the engine's class, and works in `isinstance`."""
+
+    __slots__ = ("cls", "display")
+    _tg_public = frozenset()
+
+    def __init__(self, cls: type, display: str) -> None:
+        self.cls, self.display = cls, display
+
+    def __repr__(self) -> str:
+        return f"<class '{self.display}'>"
+
+    def _tg_owner(self) -> str:  # how the sandbox's errors name it, as Python names a class
+        return f"type object '{self.display.rsplit('.', 1)[-1]}'"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is TypeView:
+            return other is self
+        return other is self.cls
+
+    def __hash__(self) -> int:
+        return hash(self.cls)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, self.cls)  # (a grad_fn view holds every node: one class here)
+
+    def __subclasscheck__(self, cls: type) -> bool:
+        return issubclass(cls, self.cls)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.cls is type:
+            return python_type(*args, **kwargs)  # `type(type(x))(y)`: no classes made here
+        raise Unsupported(f"calling the class {self.display}")
+
+
+# How PyTorch names the class of engine objects that do not name it themselves (a class
+# may define `tg_type_name(obj)`, as grad_fn nodes and torch.return_types do).
+_DISPLAY = {
+    "Size": "torch.Size",
+    "DType": "torch.dtype",
+    "AccumulateGrad": "AccumulateGrad",
+    "Generator": "torch._C.Generator",
+    "no_grad": "torch.autograd.grad_mode.no_grad",
+    "enable_grad": "torch.autograd.grad_mode.enable_grad",
+    "set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
+    "inference_mode": "torch.autograd.grad_mode.inference_mode",
+    "_TensorType": "torch._C._TensorMeta",  # type(torch.Tensor)
+}
+
+
+def python_type(obj: Any, *rest: Any) -> Any:
+    """`type(x)`: Python's class for Python values, the program's own classes and engine
+    classes that print as PyTorch's (`torch.Tensor`); for other engine objects, a view
+    printing as PyTorch's class."""
+    if rest:
+        if len(rest) == 2:
+            raise Unsupported("type() with three arguments")
+        raise TypeError("type() takes 1 or 3 arguments")
+    cls = type(obj)
+    module = cls.__module__
+    if cls.__name__ == "Tensor" and getattr(obj, "_parameter", False):
+        from autodiff.engine.parameter import Parameter, is_parameter  # noqa: PLC0415
+
+        if is_parameter(obj):  # an engine Tensor marked as a parameter
+            return Parameter
+    if cls is FunctionType and obj.__module__.startswith("autodiff.interpreter") or (
+            cls is MethodType and type(obj.__self__).__module__.startswith("autodiff.")):
+        return _view((FunctionType, MethodType), "builtin_function_or_method")  # `print`, `t.sum`
+    if issubclass(cls, type):  # the class of a class: `type`, which must not make classes
+        return _view(cls, "type" if cls is type else _DISPLAY.get(cls.__name__, cls.__qualname__))
+    if not module.startswith("autodiff.") or type(cls).__repr__ is not type.__repr__:
+        return cls  # (a metaclass of the engine's prints it as PyTorch's)
+    named = getattr(cls, "tg_type_name", None)
+    if named is not None:
+        display = named(obj)
+    elif getattr(cls, "_tg_module_name", None) is not None:
+        display = "module"
+    else:
+        display = _DISPLAY.get(cls.__name__, cls.__name__)
+    return _view(cls, display)
+
+
+_VIEWS: dict[tuple, TypeView] = {}
+
+
+def _view(cls: Any, display: str) -> TypeView:
+    """One view per class shown, so that `type(a) is type(b)` holds as in Python."""
+    key = (cls, display)
+    view = _VIEWS.get(key)
+    if view is None:
+        view = _VIEWS[key] = TypeView(cls, display)
+    return view
+
+
+def power(base: Any, exp: Any, mod: Any = None) -> Any:
+    return bounds.power(base, exp) if mod is None else _py.pow(base, exp, mod)
+
+
+python_type.__name__ = python_type.__qualname__ = "type"
+power.__name__ = power.__qualname__ = "pow"
+
+
+def _not_here(name: str, where: str = ""):
+    def stand_in(*args: Any, **kwargs: Any) -> Any:
+        raise Unsupported(f"{name}() {where}".rstrip())
+    stand_in.__name__ = stand_in.__qualname__ = name
+    return stand_in
+
+
+def _python_builtins() -> dict[str, Any]:
+    table = {name: getattr(_py, name) for name in _PLAIN}
+    table.update(bounds.NESTING)  # map filter zip enumerate
+    table.update(EXCEPTIONS)
+    table["type"] = python_type
+    table["pow"] = power
+    table["super"] = _not_here("super", "outside super().NAME(...) in a method")
+    table["staticmethod"] = _not_here("staticmethod", "outside @staticmethod in a class body")
+    table["classmethod"] = _not_here("classmethod")
+    table["property"] = _not_here("property")
+    return table
+
+
+PYTHON_BUILTINS = _python_builtins()  # stateless: one table serves every run

@@ -1,0 +1,344 @@
+"""The Python constructs of the v2 surface behave as CPython's: each program below prints
+what CPython prints for the same text (object addresses aside) and stops with the same
+`ErrorClass: message`. The programs use no torch, so CPython itself is the reference, run
+here by `exec` (test code, never the tool's)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from autodiff.interpreter import run_source
+from autodiff.interpreter.reference import normalize_addresses
+
+PROGRAMS = {
+    "closures": """
+def counter(start):
+    n = start
+    def step(by=1):
+        nonlocal n
+        n += by
+        return n
+    return step
+c = counter(10)
+c(); c(5)
+print(c(), c.__name__ if False else "step")
+def outer():
+    x = 1
+    def middle():
+        def inner():
+            return x + 1
+        return inner
+    fs = middle()
+    x = 41
+    return fs()
+print(outer())
+total = 0
+def add(v):
+    global total
+    total += v
+add(3); add(4)
+print(total)
+def make_adders():
+    return [lambda y, i=i: y + i for i in range(3)]
+print([f(10) for f in make_adders()])
+def late():
+    fs = [lambda: i for i in range(3)]
+    return [f() for f in fs]
+print(late())
+""",
+    "lambdas_and_builtins": """
+square = lambda x: x * x
+pairs = [(3, 'c'), (1, 'a'), (2, 'b')]
+print(square(4), sorted(pairs, key=lambda p: p[1], reverse=True), (lambda *a, **k: (a, k))(1, z=2))
+print(list(map(lambda a, b: a + b, [1, 2], [10, 20])), list(filter(lambda v: v % 2, range(7))))
+print(max([3, 9, 2], key=lambda v: -v), min(['bb', 'a', 'ccc'], key=len), sum(x * x for x in range(4)))
+print(any(v > 2 for v in [1, 5]), all([]), divmod(-7, 2), pow(2, 10), pow(3, 4, 5), abs(-2.5))
+print(list(reversed([1, 2, 3])), round(2.675, 2), repr('a'), format(3.14159, '.2f'))
+it = iter([1, 2])
+print(next(it), next(it), next(it, 'done'))
+print(type(1), type(1.0), type('s'), type([]), type(()), type({}), type(set()), type(None))
+print(type(square), type(print), isinstance(3, (int, float)), type(3) is int, type(len))
+print(dict(a=1, b=2), set([1, 1, 2]), dict(zip('ab', [1, 2])), sorted({3, 1, 2}))
+print('%.3f and %d and %s' % (3.14159, 7, 'x'), '{:>5}|{:<4}|'.format('ab', 'c'))
+print('a,b'.split(','), ' x '.strip(), 'ab'.upper().lower(), 'x'.join(['1', '2']))
+print('3'.zfill(3), 'ab'.center(6, '*'), 'hello'.count('l'), 'hello'.find('l'), 'ab'.title())
+print(square, (lambda: 0), sorted)
+""",
+    "comprehensions": """
+xs = [1, 2, 3, 4]
+print([x * 2 for x in xs if x % 2 == 0], {x % 3 for x in xs}, {x: x * x for x in xs if x > 2})
+print([(i, j) for i in range(3) for j in range(i)], [[c for c in w] for w in ['ab', 'c']])
+x = 'outer'
+print([x for x in range(2)], x)
+print(sum(v for v in xs), tuple(v + 1 for v in xs), list(v for v in xs if v > 1))
+gen = (v * v for v in xs)
+print(next(gen), next(gen), list(gen))
+print(gen)
+def f(n):
+    scale = 10
+    return [scale * i for i in range(n)], {k: scale for k in 'ab'}, (scale for _ in [1])
+a, b, g = f(3)
+print(a, b, list(g), g)
+print([y for y in [y for y in range(3)]])
+print({k: v for k, v in zip('abc', range(3))}.items())
+print([lambda: 0 for _ in [1]][0])
+""",
+    "star_args": """
+def f(a, b=2, *args, c, d=4, **kw):
+    return a, b, args, c, d, kw
+print(f(1, c=3))
+print(f(1, 2, 3, 4, c=5, e=6))
+print(f(*[1, 2, 3], **{'c': 0, 'z': 1}))
+def g(*, key):
+    return key
+print(g(key=1))
+def h(*names):
+    return len(names), names
+print(h(), h(*'abc'), h(*range(3), *[9]))
+print(*[1, 2, 3], sep='-')
+kwargs = {'sep': ':', 'end': '!\\n'}
+print('a', 'b', **kwargs)
+""",
+    "dicts_and_sets": """
+d = {'a': 1, 'b': 2}
+d['c'] = 3
+print(d, len(d), 'a' in d, list(d.keys()), list(d.values()), list(d.items()))
+print(d.get('a'), d.get('z'), d.get('z', 0), d.pop('a'), d, d.setdefault('q', 9), d)
+d.update({'b': 20}, e=5)
+for k, v in d.items():
+    print(k, v)
+del d['b']
+print(d, d.copy() == d, {})
+s = {1, 2}
+s.add(3)
+s.discard(1)
+print(s, s | {9}, s & {2, 5}, s - {2}, s.union([7]), len(s))
+e = {}
+e[(1, 2)] = 'tuple key'
+print(e)
+""",
+    "try_except": """
+def risky(kind):
+    if kind == 0:
+        return [1][3]
+    if kind == 1:
+        return {}['k']
+    if kind == 2:
+        return 1 / 0
+    if kind == 3:
+        raise ValueError('bad value')
+    if kind == 4:
+        assert kind < 0, 'kind too big'
+    return 'fine'
+for kind in range(6):
+    try:
+        result = risky(kind)
+    except (IndexError, KeyError) as e:
+        print('lookup', type(e), e, e.args)
+    except ZeroDivisionError as e:
+        print('zero', e)
+    except Exception as e:
+        print('other', repr(e))
+    else:
+        print('no error', result)
+    finally:
+        print('finally', kind)
+def in_finally():
+    for i in range(3):
+        try:
+            if i == 1:
+                break
+        finally:
+            print('leaving', i)
+    try:
+        return 'from try'
+    finally:
+        print('finally runs before the return')
+print(in_finally())
+def overrides():
+    try:
+        return 1
+    finally:
+        return 2
+print(overrides())
+try:
+    try:
+        raise KeyError('inner')
+    except KeyError:
+        raise
+except KeyError as e:
+    print('re-raised', e)
+try:
+    raise TypeError
+except TypeError as e:
+    print('class raised:', repr(e))
+try:
+    try:
+        1 / 0
+    except ZeroDivisionError as e:
+        raise RuntimeError('wrapped') from e
+except RuntimeError as e:
+    print(e)
+try:
+    next(iter([]))
+except StopIteration:
+    print('stop')
+try:
+    pass
+except ValueError:
+    print('never')
+print('after')
+""",
+    "deletion": """
+x = 1
+del x
+items = [1, 2, 3, 4]
+del items[0]
+del items[-1:]
+print(items)
+a, b = 1, 2
+del a, b
+def f():
+    y = 1
+    del y
+    return 'deleted'
+print(f())
+""",
+    "decorators": """
+def shout(fn):
+    def wrapper(*args, **kwargs):
+        return str(fn(*args, **kwargs)).upper()
+    return wrapper
+def twice(fn):
+    return lambda *a: fn(*a) * 2
+@shout
+@twice
+def greet(name):
+    return 'hi ' + name
+print(greet('ann'))
+def tag(label):
+    def decorate(fn):
+        def inner(x):
+            return label + ':' + str(fn(x))
+        return inner
+    return decorate
+@tag('sq')
+def sq(x):
+    return x * x
+print(sq(3), sq)
+""",
+}
+
+NUMPY_PROGRAMS = {
+    "numpy_data": """
+import numpy as np
+np.random.seed(3)
+print(np.random.rand(2, 3), np.random.randn(4), np.random.normal(1.0, 0.5, size=(2, 2)))
+print(np.random.randint(0, 10, size=5), np.random.uniform(-1, 1, 3), np.random.random(2))
+x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]])
+print(x, repr(x), x.shape, x.dtype, x.ndim, x.size, x.T)
+print(x.sum(), x.sum(axis=0), x.mean(axis=1), x.max(), x.argmax(), x.std(), x.reshape(3, 2))
+print(x * 2 - 1, x / 3, x ** 2, -x, abs(-x), x @ x.T, 1 / x, x > 3, x[x > 3])
+print(x[0], x[1, 2], x[:, 1:], x[-1], len(x), [row.sum() for row in x], 4.0 in x)
+y = x.copy()
+y[0, 0] = 100
+y += 1
+print(y, x[0, 0], y.astype(np.int64), y.astype(np.float32).dtype, y.tolist())
+print(np.arange(5), np.arange(0, 1, 0.2), np.linspace(0, 2, 5), np.zeros((2, 2)), np.ones(3))
+print(np.eye(2), np.full((2,), 7.5), np.zeros_like(x), np.pi, np.e, np.float32(0.1), np.float64)
+print(np.exp(np.array([0.0, 1.0])), np.log(np.e), np.sqrt(np.array([4.0, 9.0])), np.sin(0.0))
+print(np.dot(np.ones(3), np.arange(3)), np.matmul(x, x.T), np.concatenate([x, x]), np.stack([x[0], x[1]]))
+print(np.maximum(x, 3), np.clip(x, 2, 5), np.where(x > 2, x, 0), np.allclose(x, x + 1e-9))
+print(np.sum(x), np.mean(x), np.max(x, axis=1), np.argmax(x, axis=0), np.square(3), np.abs(-2))
+print(np.unique(np.array([3, 1, 3])), np.sort(np.array([2, 1])), np.cumsum(np.arange(4)))
+print(type(x), type(x.sum()), x.sum().item(), np.float32(1.5) * 2, np.arange(3)[np.newaxis])
+a = np.ones(3)
+b = a
+b *= 2
+print(a, np.add(a, 1), np.multiply(a, a), np.vstack([a, a]).shape, np.hstack([a, a]).shape)
+""",
+}
+
+ERRORS = {
+    "missing_positional": "def f(a, b, c):\n    pass\nf()\n",
+    "too_many_with_kwonly": "def f(a, b=1, *, c, d):\n    pass\nf(1, 2, 3, c=1)\n",
+    "missing_kwonly": "def f(a, *, c, d):\n    pass\nf(1)\n",
+    "unexpected_keyword": "def f(a):\n    pass\nf(1, b=2)\n",
+    "multiple_values": "def f(a):\n    pass\nf(1, a=2)\n",
+    "too_many": "def f(a):\n    pass\nf(1, 2)\n",
+    "too_many_defaults": "def f(a, b=1):\n    pass\nf(1, 2, 3)\n",
+    "lambda_missing": "(lambda x: x)()\n",
+    "star_not_iterable": "def f(*a):\n    pass\nf(*1)\n",
+    "dstar_not_mapping": "def f(**k):\n    pass\nf(**1)\n",
+    "dstar_repeated": "def f(**k):\n    pass\nf(a=1, **{'a': 2})\n",
+    "keywords_not_strings": "def f(**k):\n    pass\nf(**{1: 2})\n",
+    "uncaught_value_error": "raise ValueError('no good')\n",
+    "uncaught_key_error": "d = {}\nd['missing']\n",
+    "bare_raise_outside": "raise\n",
+    "raise_non_exception": "raise 5\n",
+    "except_non_class": "try:\n    1 / 0\nexcept 3:\n    pass\n",
+    "name_after_except": "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    pass\nprint(e)\n",
+    "error_in_handler": "try:\n    1 / 0\nexcept ZeroDivisionError:\n    [][0]\n",
+    "del_unbound": "del nothing\n",
+    "del_local_unbound": "def f():\n    del y\n    y = 1\nf()\n",
+    "unbound_free": "def f():\n    def g():\n        return v\n    r = g()\n    v = 1\n    return r\nf()\n",
+    "comprehension_no_leak": "[q for q in range(3)]\nprint(q)\n",
+    "genexp_error_when_consumed": "g = (1 / v for v in [1, 0])\nprint(next(g))\nprint(next(g))\n",
+    "not_iterable_in_comprehension": "[v for v in 5]\n",
+    "unhashable_set": "{[1]}\n",
+    "dict_pop_missing": "{}.pop('k')\n",
+    "assert_message": "assert 1 > 2, 'one is not more than two'\n",
+}
+
+
+NUMPY_ERRORS = {
+    "numpy_shape_mismatch": "import numpy as np\nnp.ones(2) + np.ones(3)\n",
+    "numpy_truth_value": "import numpy as np\nif np.ones(2):\n    pass\n",
+    "numpy_index": "import numpy as np\nnp.ones(2)[5]\n",
+    "numpy_reshape": "import numpy as np\nnp.ones(4).reshape(3, 2)\n",
+}
+ERRORS.update(NUMPY_ERRORS)
+PROGRAMS.update(NUMPY_PROGRAMS)
+
+
+def cpython(source: str) -> tuple[str, str | None]:
+    """What CPython prints and the last line of its traceback."""
+    out = io.StringIO()
+    try:
+        code = compile(source, "<program>", "exec")
+        with contextlib.redirect_stdout(out):
+            exec(code, {"__name__": "__main__"})
+    except Exception as exc:
+        message = repr(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        return out.getvalue(), f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return out.getvalue(), None
+
+
+def autodiff(source: str) -> tuple[str, str | None]:
+    out = io.StringIO()
+    result = run_source(source, "program.tg", out=out, err=io.StringIO())
+    error = result.error
+    if error is None:
+        return out.getvalue(), None
+    return out.getvalue(), f"{error.error_class}: {error.message}" if error.message else error.error_class
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_program_prints_what_cpython_prints(name):
+    source = PROGRAMS[name].lstrip("\n")
+    expected_out, expected_error = cpython(source)
+    assert expected_error is None, expected_error  # the programs themselves run
+    out, error = autodiff(source)
+    assert error is None, error
+    assert normalize_addresses(out) == normalize_addresses(expected_out)
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_is_cpythons(name):
+    source = ERRORS[name]
+    expected = cpython(source)
+    assert expected[1] is not None
+    assert autodiff(source) == expected
