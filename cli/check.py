@@ -13,7 +13,9 @@ graph, not the training trajectory.
 from __future__ import annotations
 
 import io
+import math
 import sys
+import time
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -23,12 +25,20 @@ from autodiff.engine.gradcheck import GradientReport
 from autodiff.engine.tensor import Tensor
 
 from .names import dtype_text, shape_text
+from .limits import RunLimits, applied
 from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
-from .source import LoadedSource, load_source
+from .source import LoadedSource, display_name, load_source
 from .trace import trace_source
 
 RTOL, ATOL = 1e-5, 1e-6  # float64 central differences with eps=1e-6 are good to ~1e-9
 MAX_ELEMENTS = 256  # per leaf; larger leaves are checked on an even sample of elements
+MAX_TOTAL = 1024  # over all leaves (each element re-runs the program twice): many leaves share it
+TIME_BUDGET = 10.0  # seconds of re-runs the sample aims at, from the time of one run
+
+
+def check_eps(eps: float) -> None:
+    if not (math.isfinite(eps) and 0 < eps < 1):
+        raise UsageError(f"--eps: expected a step above 0 and below 1, such as 1e-6, got {eps}")
 
 
 @dataclass(eq=False)  # holds arrays (in report): compared by identity, like the trace records
@@ -42,10 +52,11 @@ class LeafCheck:
     skipped: int  # elements at a kink or where no derivative exists
     rtol: float
     atol: float
+    nan: int = 0  # checked elements whose gradient is NaN: never a pass
 
     @property
     def ok(self) -> bool:
-        return self.report.ok(rtol=self.rtol, atol=self.atol)
+        return self.nan == 0 and self.report.ok(rtol=self.rtol, atol=self.atol)
 
 
 @dataclass(eq=False)
@@ -54,6 +65,7 @@ class CheckResult:
     target: str | None  # the name of what backward was last called on
     float32_gap: float | None  # max relative gap between the program's float32 and float64 grads
     widened: bool  # False: checked in the program's own dtypes
+    leaves_total: int = 0  # leaves the program made; more than len(leaves) when sampled
 
     @property
     def ok(self) -> bool:
@@ -83,7 +95,15 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
     target = names.get(id(first.calls[-1].tensor))
 
     widen = True
+    started = time.perf_counter()
     wide = trace_source(source, err=io.StringIO(), on_create=lambda k, t: _widen(t))
+    one_run = time.perf_counter() - started
+    # each checked element re-runs the program twice: the sample fits MAX_TOTAL and the time
+    budget = max(1, min(MAX_TOTAL, int(TIME_BUDGET / (2 * max(one_run, 1e-4)))))
+    leaves_total = len(leaves)
+    if leaves_total > budget:  # an even sample of leaves, one element each
+        leaves = [leaves[i] for i in np.unique(np.linspace(0, leaves_total - 1, budget).astype(int))]
+    quota = max(1, min(MAX_ELEMENTS, budget // max(len(leaves), 1)))
     if wide.error is not None or len(wide.calls) != n_calls:
         # widening changed what the program does (e.g. `.double()` became a no-op): check
         # in the program's own dtypes, with a step and tolerance float32 can bear
@@ -125,16 +145,18 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
             np.asarray(got[1], dtype=np.float64)
         late = n_calls > 1 and getattr(t, "_version", 0) > 0
         numeric = np.zeros_like(analytic)
-        cells = list(np.ndindex(analytic.shape))
-        if len(cells) > MAX_ELEMENTS:
-            cells = [cells[i] for i in np.linspace(0, len(cells) - 1, MAX_ELEMENTS).astype(int)]
+        flat = np.unique(np.linspace(0, analytic.size - 1, min(analytic.size, quota)).astype(int))
+        cells = [tuple(int(i) for i in np.unravel_index(f, analytic.shape)) for f in flat]
         mask = np.zeros(analytic.shape, dtype=bool)
-        skipped = 0
+        skipped = nan = 0
         for idx in cells:
             up = objective(k, idx, eps, late)
             down = objective(k, idx, -eps, late)
             numeric[idx] = (up - down) / (2 * eps)
             a = analytic[idx]
+            if np.isnan(a):
+                nan += 1  # whatever the numbers say, a NaN gradient is no gradient
+                continue
             if not (np.isfinite(a) and np.isfinite(numeric[idx])):
                 skipped += 1  # no derivative there (sqrt at 0): nothing to compare
                 continue
@@ -151,14 +173,14 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         rel_err = float(np.max(np.abs(a - n) / np.maximum(np.abs(n), 1e-12))) if a.size else 0.0
         report = GradientReport([a], [n], abs_err, rel_err)
         results.append(LeafCheck(names.get(id(t), f"leaf #{k}"), k, tuple(np.shape(t.array)),
-                                 report, len(cells), eps, skipped, rtol, atol))
+                                 report, len(cells), eps, skipped, rtol, atol, nan))
         own = first.calls[-1].delivered.get(id(t))
         if widen and np.asarray(t.array).dtype == np.float32 and own is not None:
             diff = np.abs(np.asarray(own[1], dtype=np.float64) - analytic)
             finite = np.isfinite(diff)
             rel = diff[finite] / np.maximum(np.abs(analytic[finite]), 1e-12)
             gaps.append(float(np.max(rel)) if rel.size else 0.0)
-    return CheckResult(results, target, max(gaps) if gaps else None, widen)
+    return CheckResult(results, target, max(gaps) if gaps else None, widen, leaves_total)
 
 
 def _nudge(t: Tensor, idx: tuple, delta: float) -> None:
@@ -187,6 +209,17 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
         table.add_row(leaf.name, shape, f"{leaf.report.max_abs_error:.2e}",
                       f"{leaf.report.max_rel_error:.2e}", f"{leaf.eps:g}", verdict)
     console.print(table)
+    if result.leaves_total > len(result.leaves):
+        console.print(Text(f"note: the program makes {result.leaves_total:,} leaves; an even "
+                           f"sample of {len(result.leaves):,} was checked (each checked element "
+                           "re-runs the program twice, so the check samples leaves and "
+                           "elements to stay within about "
+                           f"{MAX_TOTAL:,} elements and {TIME_BUDGET:g} s).", style="dim"))
+    nan = [leaf.name for leaf in result.leaves if leaf.nan]
+    if nan:
+        console.print(Text(f"NaN gradient: {', '.join(nan)} (a NaN gradient never passes: look "
+                           "for 0·inf, log(0), 0/0 or sqrt of a negative in the graph).",
+                           style="fail"))
     skipped = sum(leaf.skipped for leaf in result.leaves)
     if skipped:
         console.print(Text(f"note: {skipped} element(s) skipped: at a kink (relu/abs/clamp at the "
@@ -217,16 +250,19 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
 
 
 def check_path(path: str, *, eps: float = 1e-6, no_color: bool = False,
-               out: TextIO | None = None, err: TextIO | None = None) -> int:
+               out: TextIO | None = None, err: TextIO | None = None,
+               limits: RunLimits | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
 
     def action() -> int:
-        result = check_source(load_source(path), eps=eps, err=err)
-        render_check(result, out, no_color=no_color)
+        check_eps(eps)
+        with applied(limits):
+            result = check_source(load_source(path), eps=eps, err=err)
+            render_check(result, out, no_color=no_color)
         return EXIT_OK if result.ok else EXIT_FAILED
 
-    return guarded(action, err)
+    return guarded(action, err, subject=display_name(path))
 
 
 __all__ = ["check_source", "check_path", "render_check", "CheckResult", "LeafCheck",

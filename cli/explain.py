@@ -20,9 +20,10 @@ from autodiff.engine.operands import sum_to
 from autodiff.engine.printing import format_tensor
 
 from .graph import input_meta
+from .limits import RunLimits, applied
 from .names import Namer, shape_text
 from .outcome import EXIT_OK, UsageError, guarded
-from .source import LoadedSource, load_source
+from .source import LoadedSource, display_name, load_source
 from .trace import BackwardCall, Trace, trace_source
 
 def _fmt(array) -> str:
@@ -92,9 +93,17 @@ def explain_lines(source: LoadedSource, root: str | None = None,
     return _align(lines)
 
 
+MAX_JACOBIAN_ROWS = 16  # J is built by one re-run of the program per output element
+
+
 def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: str) -> list[str]:
     """J, v and vᵀJ for each leaf this call reaches (rows of J from backward(eᵢ) re-runs)."""
     y = call.value
+    if y.size > MAX_JACOBIAN_ROWS:
+        return [f"backward(v) on a non-scalar output computes the vector-Jacobian product vᵀJ, "
+                f"never J itself (J is not shown: the output has {y.size:,} elements, and J "
+                f"takes one re-run of the program per element; it is shown for outputs of up "
+                f"to {MAX_JACOBIAN_ROWS})"]
     rows: dict[int, list] = {}
     for i in range(y.size):
         e = np.zeros(y.size, dtype=y.dtype)
@@ -146,12 +155,14 @@ def render_explain(lines: list[str], out: TextIO, *, no_color: bool = False) -> 
 
 
 def explain_path(path: str, *, root: str | None = None, no_color: bool = False,
-                 out: TextIO | None = None, err: TextIO | None = None) -> int:
+                 out: TextIO | None = None, err: TextIO | None = None,
+                 limits: RunLimits | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
 
     def action() -> int:
-        render_explain(explain_lines(load_source(path), root, err), out, no_color=no_color)
+        with applied(limits):
+            render_explain(explain_lines(load_source(path), root, err), out, no_color=no_color)
         return EXIT_OK
 
-    return guarded(action, err)
+    return guarded(action, err, subject=display_name(path))

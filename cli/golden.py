@@ -19,8 +19,6 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,6 +26,8 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from autodiff.parser.diagnostics import TgError
 
+from .guard import ProcessLimits
+from .limits import DEFAULT_TIMEOUT, RunLimits, applied, process_limits
 from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
 
 __all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT", "discover",
@@ -35,7 +35,6 @@ __all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT",
            "expected_from_autodiff", "expected_from_torch", "sync_expected", "update_expected",
            "unified_diff", "junit_xml", "json_summary", "golden_tests"]
 
-DEFAULT_TIMEOUT = 60.0  # seconds per program, so one endless loop cannot hang a class's suite
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 REFERENCES = ("autodiff", "torch")
 TORCH_WARNING = ("autodiff: warning: --reference torch runs each program as real Python with "
@@ -108,13 +107,36 @@ def expected_paths(program: Path) -> tuple[Path, Path]:
     return program.with_suffix(".out"), program.with_suffix(".err")
 
 
+class Unreadable(Exception):
+    """An expected file that is not UTF-8 text (a folder, binary data, no permission)."""
+
+
+MAX_EXPECTED_BYTES = 100_000_000  # an expected output larger than this is not a golden
+
+
+def _read_text(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_EXPECTED_BYTES + 1)
+    except OSError as exc:
+        raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_EXPECTED_BYTES:
+        raise Unreadable(f"cannot read {path}: larger than {MAX_EXPECTED_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Unreadable(f"cannot read {path}: not UTF-8 text (byte {data[exc.start]:#04x} at "
+                         f"offset {exc.start})") from None
+
+
 def read_expected(program: Path) -> Expected | None:
-    """The expected files of a program, or None when it has neither (it is skipped)."""
+    """The expected files of a program, or None when it has neither (it is skipped); raises
+    Unreadable for an expected file that is not text."""
     out_path, err_path = expected_paths(program)
     if not out_path.exists() and not err_path.exists():
         return None
-    stdout = out_path.read_bytes().decode("utf-8") if out_path.exists() else None
-    error = err_path.read_bytes().decode("utf-8").rstrip("\r\n") if err_path.exists() else None
+    stdout = _read_text(out_path) if out_path.exists() else None
+    error = _read_text(err_path).rstrip("\r\n") if err_path.exists() else None
     return Expected(stdout, error)
 
 
@@ -132,11 +154,13 @@ def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple
 
     from .source import load_source
 
+    from .trace import Capture
+
     try:
         source = load_source(str(program))
     except TgError as exc:
         return Expected("", _error_line(exc)), ""
-    out, err = io.StringIO(), io.StringIO()
+    out, err = Capture(), io.StringIO()
     result = run_source(source.text, source.filename, out=out, err=err, timeout=timeout)
     error = None if result.error is None else _error_line(result.error)
     hints = "" if result.error is None else hint_block(result.error, source.text)
@@ -175,7 +199,10 @@ def check_program(program: str | Path, timeout: float | None = DEFAULT_TIMEOUT) 
     """Run one program and compare it with its expected files (the worker's task)."""
     program = Path(program)
     start = time.perf_counter()
-    want = read_expected(program)
+    try:
+        want = read_expected(program)
+    except Unreadable as exc:
+        return CaseResult(str(program), FAILED, str(exc))
     if want is None:
         return CaseResult(str(program), SKIPPED, f"no {expected_paths(program)[0]}")
     got, warnings = run_program(program, timeout)
@@ -187,7 +214,7 @@ def check_program(program: str | Path, timeout: float | None = DEFAULT_TIMEOUT) 
 # --- the pool ----------------------------------------------------------------------
 
 def _warm() -> None:
-    """Import the engine and build the parser once, before (or as) a worker starts."""
+    """Import the engine and build the parser once, before the children are forked."""
     from autodiff.engine import api  # noqa: F401
     from autodiff.parser import parse
 
@@ -195,43 +222,36 @@ def _warm() -> None:
 
 
 def _pool_map(task: Callable[[Path], Any], programs: Sequence[Path], jobs: int,
-              advance: Callable[[], None], broken: Callable[[Path, str], Any]) -> list:
-    """task(program) for each program, in order; `jobs` worker processes when jobs > 1."""
-    if jobs <= 1 or len(programs) <= 1:
-        results = []
-        for program in programs:
-            results.append(task(program))
-            advance()
-        return results
-    _warm()  # forked workers inherit a warm engine
-    workers = min(jobs, len(programs))
-    # a few chunks per worker: programs take milliseconds, so one task each would spend
-    # as much time passing messages as running them
-    size = max(1, len(programs) // (workers * 4))
-    chunks = [range(start, min(start + size, len(programs)))
-              for start in range(0, len(programs), size)]
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_warm)
-    try:
-        futures = {pool.submit(_run_chunk, task, [programs[i] for i in chunk]): chunk
-                   for chunk in chunks}
-        results: list = [None] * len(programs)
-        for future in as_completed(futures):
-            chunk = futures[future]
+              advance: Callable[[], None], failed: Callable[[Path, str], Any],
+              limits: ProcessLimits, decode: Callable[[dict], Any]) -> list:
+    """task(program) for each program, in order, each in a guarded child process of its own
+    (cli/guard.py), `jobs` at a time: whatever one program does, the others still run and
+    `failed(program, why)` stands for its result."""
+    from .guard import run_all
+
+    _warm()  # forked children inherit a warm engine
+    inside = RunLimits(limits.max_bytes, limits.seconds)
+
+    def in_child(program: Path) -> Callable[[], dict]:
+        def run() -> dict:
+            from autodiff.interpreter.deadline import ProgramStopped
+
+            inside.started = time.monotonic()  # forked just now: the watcher's clock too
             try:
-                outcomes = future.result()
-            except BrokenProcessPool:
-                outcomes = [broken(programs[i], "the worker running it died (a crash, or out "
-                                                "of memory)") for i in chunk]
-            for i, outcome in zip(chunk, outcomes):
-                results[i] = outcome
-                advance()
-        return results
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+                with applied(inside):
+                    return asdict(task(program))
+            except ProgramStopped as stop:  # outside the program's lines: parsing, comparing
+                return asdict(failed(program, f"{stop.error_class}: {stop.message}"))
+            except MemoryError as exc:
+                return asdict(failed(program, f"MemoryError: {exc or 'out of memory'}"))
+        return run
 
+    def lost(i: int, why) -> dict:
+        return asdict(failed(programs[i], f"{why.error_class}: {why.reason}" if why.error_class
+                             else why.reason))
 
-def _run_chunk(task: Callable[[Path], Any], programs: list[Path]) -> list:
-    return [task(program) for program in programs]
+    return [decode(d) for d in run_all([in_child(p) for p in programs], jobs, limits, lost,
+                                       advance)]
 
 
 class _Progress:
@@ -271,13 +291,15 @@ def _failed(program: Path, reason: str) -> CaseResult:
 
 def run_suite(programs: Sequence[Path], *, jobs: int | None = None,
               timeout: float | None = DEFAULT_TIMEOUT, err: TextIO | None = None,
-              no_color: bool = False) -> Suite:
-    """Check every program against its expected files, `jobs` at a time."""
+              no_color: bool = False, max_memory: int | str | None = None) -> Suite:
+    """Check every program against its expected files, `jobs` at a time, each in its own
+    process with `timeout` seconds and `max_memory` (cli/limits.py)."""
     jobs = jobs or os.cpu_count() or 1
     start = time.perf_counter()
+    limits = process_limits(RunLimits(max_memory, timeout))
     with _Progress(err or sys.stderr, len(programs), "testing", no_color) as advance:
-        results = _pool_map(partial(check_program, timeout=timeout), programs, jobs, advance,
-                            _failed)
+        results = _pool_map(partial(check_program, timeout=None), programs, jobs, advance,
+                            _failed, limits, lambda d: CaseResult(**d))
     return Suite(results, time.perf_counter() - start, jobs)
 
 
@@ -345,6 +367,13 @@ def _update_one(program: Path, reference: str, timeout: float | None, check: boo
     return UpdateResult(str(program), sync_expected(program, expected, check=check))
 
 
+def _update_result(data: dict) -> UpdateResult:
+    return UpdateResult(data["program"], [tuple(c) for c in data["changes"]], data["error"])
+
+
+REFERENCE_SLACK = 30.0  # seconds a torch run may take beyond the program's own (its start-up)
+
+
 def update_expected(programs: Sequence[Path], *, reference: str = "torch",
                     jobs: int | None = None, timeout: float | None = DEFAULT_TIMEOUT,
                     check: bool = False, err: TextIO | None = None,
@@ -357,9 +386,14 @@ def update_expected(programs: Sequence[Path], *, reference: str = "torch",
     jobs = jobs or os.cpu_count() or 1
     task = partial(_update_one, reference=reference, timeout=timeout, check=check)
     label = f"running under {reference}"
+    seconds = timeout or DEFAULT_TIMEOUT
+    # torch runs in a process of its own, with its own timeout and no memory cap of ours
+    limits = ProcessLimits(seconds + REFERENCE_SLACK, None) if reference == "torch" else \
+        process_limits(RunLimits(None, seconds))
     with _Progress(err or sys.stderr, len(programs), label, no_color) as advance:
         return _pool_map(task, programs, jobs, advance,
-                         lambda program, why: UpdateResult(str(program), [], why))
+                         lambda program, why: UpdateResult(str(program), [], why), limits,
+                         _update_result)
 
 
 # --- reports ---------------------------------------------------------------------
@@ -435,7 +469,8 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
                update: bool = False, reference: str | None = None,
                junit_xml_path: str | None = None, as_json: bool = False,
                timeout: float | None = DEFAULT_TIMEOUT, no_color: bool = False,
-               out: TextIO | None = None, err: TextIO | None = None) -> int:
+               out: TextIO | None = None, err: TextIO | None = None,
+               max_memory: int | str | None = None) -> int:
     """`autodiff test`: check (or write) the expected files; the process exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
@@ -450,7 +485,8 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
             if as_json or junit_xml_path:
                 raise UsageError("--json and --junit-xml report a test run, not --update")
             return _update(programs)
-        suite = run_suite(programs, jobs=jobs, timeout=timeout, err=err, no_color=no_color)
+        suite = run_suite(programs, jobs=jobs, timeout=timeout, err=err, no_color=no_color,
+                          max_memory=max_memory)
         if junit_xml_path:
             from .files import write_atomic
 

@@ -6,7 +6,6 @@ depth-first order from the root); each format is a function of that list.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
@@ -15,6 +14,7 @@ from typing import TextIO
 from autodiff.engine.graph import AccumulateGrad, accumulate_node
 from autodiff.engine.tensor import Tensor
 
+from .limits import RunLimits
 from .names import Namer, dtype_text, shape_text
 from .outcome import EXIT_OK, ToolError, UsageError, guarded
 from .trace import Trace
@@ -23,6 +23,7 @@ GRAPH_SCHEMA_ID = "autodiff.graph/1"
 FORMATS = ("tree", "dot", "mermaid", "json")
 TEXT_SUFFIXES = {".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".json": "json", ".txt": "tree"}
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
+MAX_TREE_DEPTH = 100  # levels the tree view draws
 
 
 @dataclass
@@ -171,7 +172,9 @@ def to_mermaid(graph: Graph) -> str:
 def to_json(graph: Graph) -> str:
     document = {"schema": GRAPH_SCHEMA_ID, "file": graph.file, "root": graph.root,
                 "nodes": [asdict(g) for g in graph.nodes]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    from .report import dump_json
+
+    return dump_json(document)
 
 
 def tree_text(graph: Graph) -> str:
@@ -216,9 +219,16 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
     root = by_id[graph.root]
     tree = Tree(label(root))
     drawn = {root.id}
-    stack = [(root, tree)]
+    stack = [(root, tree, 1)]
+    cut = False
     while stack:
-        g, branch = stack.pop()
+        g, branch, depth = stack.pop()
+        if depth >= MAX_TREE_DEPTH and g.inputs:
+            # each level indents every line below it: a deep chain would draw a triangle of
+            # guide lines (the terminal crops it anyway), so the tree stops here
+            branch.add(Text("…", style="dim"))
+            cut = True
+            continue
         children = []
         for child_id in g.inputs:
             child = by_id[child_id]
@@ -226,9 +236,13 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False) -> None:
                 branch.add(label(child, again=True))
                 continue
             drawn.add(child_id)
-            children.append((child, branch.add(label(child))))
+            children.append((child, branch.add(label(child)), depth + 1))
         stack.extend(reversed(children))
-    make_console(out, no_color=no_color).print(tree)
+    console = make_console(out, no_color=no_color)
+    console.print(tree)
+    if cut:
+        console.print(Text(f"(the tree stops at {MAX_TREE_DEPTH} levels: -f json or -f dot shows "
+                           "every node)", style="dim"))
 
 
 def render_graphviz(dot_text: str, suffix: str) -> bytes:
@@ -249,13 +263,15 @@ def render_graphviz(dot_text: str, suffix: str) -> bytes:
 
 def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
                output: str | None = None, no_color: bool = False,
-               out: TextIO | None = None, err: TextIO | None = None) -> int:
+               out: TextIO | None = None, err: TextIO | None = None,
+               limits: RunLimits | None = None) -> int:
     """`autodiff graph`: run the program quietly, then draw its backward graph."""
     import os
     import sys
 
     from .files import write_atomic
-    from .source import load_source
+    from .limits import applied
+    from .source import display_name, load_source
     from .trace import trace_source
 
     out = out or sys.stdout
@@ -268,23 +284,24 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
         if suffix is not None and suffix not in TEXT_SUFFIXES and suffix not in RENDER_SUFFIXES:
             raise UsageError(f"-o {output}: the suffix must be one of "
                              f"{', '.join([*RENDER_SUFFIXES, *TEXT_SUFFIXES])}")
-        trace = trace_source(load_source(path), err=err)
-        trace.raise_error()
-        graph = build_graph(trace, root)
-        if output is None:
-            if fmt == "tree":
-                render_tree(graph, out, no_color=no_color)
+        with applied(limits):  # the deadline covers the drawing and Graphviz too
+            trace = trace_source(load_source(path), err=err)
+            trace.raise_error()
+            graph = build_graph(trace, root)
+            if output is None:
+                if fmt == "tree":
+                    render_tree(graph, out, no_color=no_color)
+                else:
+                    out.write(_TEXT_WRITERS[fmt](graph))
+                return EXIT_OK
+            if suffix in RENDER_SUFFIXES:
+                write_atomic(output, render_graphviz(to_dot(graph), suffix))
             else:
-                out.write(_TEXT_WRITERS[fmt](graph))
-            return EXIT_OK
-        if suffix in RENDER_SUFFIXES:
-            write_atomic(output, render_graphviz(to_dot(graph), suffix))
-        else:
-            write_atomic(output, _TEXT_WRITERS[TEXT_SUFFIXES[suffix]](graph))
+                write_atomic(output, _TEXT_WRITERS[TEXT_SUFFIXES[suffix]](graph))
         err.write(f"wrote {output} ({len(graph.nodes)} nodes)\n")
         return EXIT_OK
 
-    return guarded(action, err)
+    return guarded(action, err, subject=display_name(path))
 
 
 _TEXT_WRITERS = {"dot": to_dot, "mermaid": to_mermaid, "json": to_json, "tree": tree_text}

@@ -6,7 +6,7 @@ Library modules are imported inside the commands, so start-up stays fast and
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Callable, Optional
 
 import typer
 
@@ -25,13 +25,36 @@ File = Annotated[str, typer.Argument(help="The .tg program; '-' reads standard i
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain text, no colour (also when "
                                        "NO_COLOR is non-empty or output is not a terminal).")]
 MaxMemory = Annotated[Optional[str], typer.Option(
-    "--max-memory", metavar="SIZE", help="Largest tensor a program may create, e.g. 512M or "
-                                         "2G (default: a quarter of this machine's memory).")]
+    "--max-memory", metavar="SIZE", help="Memory for the program's data, e.g. 512M or 2G: no "
+    "tensor larger, and the process capped at that plus 1G (default: a quarter of this "
+    "machine's memory).")]
 Timeout = Annotated[Optional[float], typer.Option(
-    "--timeout", metavar="SECONDS", help="Stop the program after this many seconds.")]
+    "--timeout", metavar="SECONDS", help="Stop after this many seconds of wall time "
+                                         "(default: 60); exit status 3.")]
 Root = Annotated[Optional[str], typer.Option(
     "--root", help="Start from this top-level tensor (default: the tensor last passed to "
                    "backward, else the last one assigned with a grad_fn).", metavar="NAME")]
+
+
+def _supervised(subject: str, max_memory: str | None, timeout: float | None,
+                work: Callable[..., int]) -> int:
+    """`work(limits)` in the guard's watched child process (cli/guard.py), under the limits."""
+    import sys
+    import time
+
+    from .guard import supervise
+    from .limits import RunLimits, process_limits
+    from .outcome import EXIT_USAGE, UsageError
+    from .source import display_name
+
+    limits = RunLimits.for_command(max_memory, timeout)
+    try:
+        checked = process_limits(limits)
+    except UsageError as exc:
+        sys.stderr.write(f"autodiff: error: {exc}\n")
+        return EXIT_USAGE
+    limits.started = time.monotonic()
+    return supervise(lambda: work(limits), checked, display_name(subject))
 
 
 def _version(value: bool) -> None:
@@ -75,11 +98,10 @@ def run(
 
     Example: autodiff run samples/seed_scalar_derivative.tg --show x
     """
-    from .limits import RunLimits
     from .run import run_path
 
-    raise typer.Exit(run_path(file, quiet=quiet, show=show, as_json=json, no_color=no_color,
-                              limits=RunLimits(max_memory, timeout, whole_process=True)))
+    raise typer.Exit(_supervised(file, max_memory, timeout, lambda limits: run_path(
+        file, quiet=quiet, show=show, as_json=json, no_color=no_color, limits=limits)))
 
 
 @app.command()
@@ -92,6 +114,8 @@ def graph(
         "--output", "-o", metavar="FILE",
         help="Write to FILE: .svg/.png/.pdf (rendered by Graphviz), .dot, .mmd, .json, .txt.")] = None,
     no_color: NoColor = False,
+    max_memory: MaxMemory = None,
+    timeout: Timeout = None,
 ) -> None:
     """Draw the backward graph from a root tensor down to its leaves.
 
@@ -99,7 +123,8 @@ def graph(
     """
     from .graph import graph_path
 
-    raise typer.Exit(graph_path(file, root=root, fmt=format, output=output, no_color=no_color))
+    raise typer.Exit(_supervised(file, max_memory, timeout, lambda limits: graph_path(
+        file, root=root, fmt=format, output=output, no_color=no_color, limits=limits)))
 
 
 @app.command()
@@ -107,6 +132,8 @@ def check(
     file: File,
     eps: Annotated[float, typer.Option("--eps", help="Central-difference step.")] = 1e-6,
     no_color: NoColor = False,
+    max_memory: MaxMemory = None,
+    timeout: Timeout = None,
 ) -> None:
     """Compare each leaf's gradient with float64 central differences; exit 1 on a mismatch.
 
@@ -114,7 +141,8 @@ def check(
     """
     from .check import check_path
 
-    raise typer.Exit(check_path(file, eps=eps, no_color=no_color))
+    raise typer.Exit(_supervised(file, max_memory, timeout, lambda limits: check_path(
+        file, eps=eps, no_color=no_color, limits=limits)))
 
 
 @app.command()
@@ -122,6 +150,8 @@ def explain(
     file: File,
     root: Root = None,
     no_color: NoColor = False,
+    max_memory: MaxMemory = None,
+    timeout: Timeout = None,
 ) -> None:
     """Walk through the backward pass step by step, in the order the engine runs it.
 
@@ -129,18 +159,26 @@ def explain(
     """
     from .explain import explain_path
 
-    raise typer.Exit(explain_path(file, root=root, no_color=no_color))
+    raise typer.Exit(_supervised(file, max_memory, timeout, lambda limits: explain_path(
+        file, root=root, no_color=no_color, limits=limits)))
 
 
 @app.command()
-def repl(no_color: NoColor = False) -> None:
+def repl(
+    no_color: NoColor = False,
+    max_memory: MaxMemory = None,
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", metavar="SECONDS", help="Stop an input that runs longer (default: 60).")] = None,
+) -> None:
     """An interactive session: expression values are printed as Python's REPL does.
 
     Example: autodiff repl   (then: x = torch.ones(2, requires_grad=True))
     """
+    from .limits import RunLimits
     from .repl import repl_session
 
-    raise typer.Exit(repl_session(no_color=no_color))
+    raise typer.Exit(repl_session(no_color=no_color,
+                                  limits=RunLimits.for_command(max_memory, timeout)))
 
 
 @app.command()
@@ -163,16 +201,19 @@ def test(
         "--junit-xml", metavar="FILE", help="Also write a JUnit XML report for CI.")] = None,
     json: Annotated[bool, typer.Option("--json", help="One JSON summary (schema "
                                        "autodiff.test/1) instead of the text report.")] = False,
-    timeout: Annotated[float, typer.Option(
-        "--timeout", metavar="SECONDS", help="Stop a program that runs longer.")] = 60.0,
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", metavar="SECONDS", help="Stop a program that runs longer (default: 60; "
+                                             "each program has its own).")] = None,
+    max_memory: MaxMemory = None,
     no_color: NoColor = False,
 ) -> None:
     """Check each NAME.tg against NAME.out (its stdout) and NAME.err (its error) beside it.
 
     Example: autodiff test samples/ -j 2 --junit-xml report.xml
     """
-    from .golden import golden_tests
+    from .golden import DEFAULT_TIMEOUT, golden_tests
 
     raise typer.Exit(golden_tests(paths, jobs=jobs, update=update, reference=reference,
-                                  junit_xml_path=junit_xml, as_json=json, timeout=timeout,
-                                  no_color=no_color))
+                                  junit_xml_path=junit_xml, as_json=json, no_color=no_color,
+                                  timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+                                  max_memory=max_memory))

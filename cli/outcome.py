@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
-from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
 
 EXIT_OK = 0
-EXIT_FAILED = 1  # a program error, a failed check, a missing tool
+EXIT_FAILED = 1  # a program error, a failed check, a missing tool, an internal error
 EXIT_USAGE = EXIT_SYNTAX  # bad command line or syntax error, as click uses 2 for usage errors
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED",
-           "EXIT_RUNTIME", "Terminated",
+           "EXIT_RUNTIME", "EXIT_LIMIT", "Terminated", "internal_error_message",
            "ProgramError", "UsageError", "ToolError", "describe", "guarded"]
 
 
@@ -55,11 +55,23 @@ class Terminated(BaseException):
 
 
 def _terminate(signum, frame):
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one is enough: a second must not cut the first
     raise Terminated()
 
 
-def guarded(action: Callable[[], int], err: TextIO) -> int:
-    """Run `action` and turn every expected failure into a message on `err` and a code."""
+def internal_error_message(detail: str, subject: str | None = None) -> str:
+    """The line for an exception of ours: never a traceback, always a request to report it."""
+    where = f" while running {subject}" if subject else ""
+    return (f"internal error{where}: {detail}. This is a bug in autodiff, not in the "
+            "program: please report it, with the program file.")
+
+
+def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) -> int:
+    """Run `action` and turn every failure into a message on `err` and an exit code.
+    `subject` (the program's file) names where a limit stopped the work, or an internal error
+    happened, when no program line can."""
     import signal
     import threading
 
@@ -67,30 +79,67 @@ def guarded(action: Callable[[], int], err: TextIO) -> int:
         signal.signal(signal.SIGTERM, _terminate)
     try:
         return action()
-    except ProgramError as exc:
+    except BaseException as exc:  # noqa: BLE001 - each kind gets its message in _report
+        code = _report(exc, err, subject)
+        if code is None:
+            raise
+        if exit_once_reported is not None:
+            try:
+                err.flush()
+            except BaseException:  # noqa: BLE001 - a closed pipe: nothing left to tell
+                pass
+            exit_once_reported(code)
+        return code
+
+
+# Set by a process that exists only for one command's work (the guard's child): called with
+# the exit code as soon as the message is written, it ends the process. Returning would first
+# free all a stopped program built (seconds for gigabytes of small arrays), past the grace
+# the watching parent gives it after the deadline.
+exit_once_reported: Callable[[int], None] | None = None
+
+
+def _report(exc: BaseException, err: TextIO, subject: str | None) -> int | None:
+    """Write the message for `exc` and return the exit code; None for what is not ours to
+    report (SystemExit)."""
+    from autodiff.interpreter.deadline import ProgramStopped
+
+    if isinstance(exc, ProgramError):
         err.write(describe(exc.error, exc.source) + "\n")
         return exc.error.exit_code
-    except TgError as exc:  # raised before any source was read (missing file, bad bytes)
+    if isinstance(exc, TgError):  # raised before any source was read (missing file, bad bytes)
         err.write(describe(exc, None) + "\n")
         return exc.exit_code
-    except UsageError as exc:
+    if isinstance(exc, UsageError):
         err.write(f"autodiff: error: {exc}\n")
         return EXIT_USAGE
-    except ToolError as exc:
+    if isinstance(exc, ToolError):
         err.write(f"autodiff: {exc}\n")
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         err.write("autodiff: interrupted\n")
         return EXIT_INTERRUPTED
-    except Terminated:
+    if isinstance(exc, Terminated):
         err.write("autodiff: terminated\n")
         return EXIT_TERMINATED
-    except MemoryError as exc:  # the address-space cap, outside any program line
-        err.write(f"autodiff: MemoryError: {exc or 'out of memory'}\n")
-        return EXIT_FAILED
-    except BrokenPipeError:  # `autodiff run x | head`: the reader left; stop quietly
+    if isinstance(exc, ProgramStopped):  # the time limit, outside any program line
+        err.write(f"{subject or 'autodiff'}: {exc.error_class}: {exc.message}\n")
+        return exc.exit_code
+    if isinstance(exc, MemoryError):  # the address-space cap, outside any program line
+        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or 'out of memory'} "
+                  "(--max-memory)\n")
+        return EXIT_LIMIT
+    if isinstance(exc, BrokenPipeError):  # `autodiff run x | head`: the reader left
         _silence_stdout()
         return EXIT_FAILED
+    if not isinstance(exc, Exception):
+        return None
+    try:  # the last resort: ours, so reported, never a traceback
+        detail = f"{type(exc).__name__}: {exc}"
+    except Exception:  # noqa: BLE001 - an exception whose str() fails
+        detail = type(exc).__name__
+    err.write(f"autodiff: {internal_error_message(detail, subject)}\n")
+    return EXIT_FAILED
 
 
 def _silence_stdout() -> None:

@@ -1,17 +1,17 @@
 """`autodiff run`'s report: one entry per top-level tensor, as Rich text or versioned JSON.
 
-`build_report(trace)` makes plain dicts (the JSON document, schema in cli/schema.py);
+`build_report(trace)` makes plain dicts (the JSON document, schema in docs/schemas/);
 `render_report` draws them with Rich. The JSON carries the program's output instead
 of printing it, so stdout holds exactly one JSON document.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, TextIO
 
 from autodiff.engine.tensor import Tensor
+from autodiff.parser.diagnostics import source_lines
 
 from .names import Namer, dtype_text, grad_of, shape_text
 from .outcome import UsageError
@@ -31,10 +31,12 @@ def build_report(trace: Trace, show: list[str] | None = None) -> list[dict[str, 
         tensors = {n: tensors[n] for n in show}
     namer = Namer(trace)
     reached = {key for call in trace.calls for key in call.delivered}
-    return [_entry(name, t, trace, namer, reached) for name, t in tensors.items()]
+    cuts = GraphCuts(trace.source.text)
+    return [_entry(name, t, trace, namer, reached, cuts) for name, t in tensors.items()]
 
 
-def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set) -> dict[str, Any]:
+def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set,
+           cuts: "GraphCuts") -> dict[str, Any]:
     grad = grad_of(t)
     return {
         "name": name,
@@ -47,18 +49,21 @@ def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set) -> di
         "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
         "chain": namer.chain(t) if t.requires_grad else None,
         "grad": None if grad is None else repr(grad),
-        "grad_none_reason": None if grad is not None else why_no_grad(name, t, trace, reached),
+        "grad_none_reason": None if grad is not None else
+        why_no_grad(name, t, trace, reached, cuts),
     }
 
 
-def why_no_grad(name: str, t: Tensor, trace: Trace, reached: set) -> str:
+def why_no_grad(name: str, t: Tensor, trace: Trace, reached: set,
+                cuts: "GraphCuts | None" = None) -> str:
     """One line saying why `t.grad` is None."""
     if not t.is_leaf:
         if t.retains_grad:
             return "retain_grad() was called, but no backward pass reached it"
         return (f"a non-leaf: PyTorch keeps a non-leaf's .grad only after {name}.retain_grad()")
+    cuts = cuts or GraphCuts(trace.source.text)
     if not t.requires_grad:
-        cut = _cut_by(trace.source.text, trace.line_of(name))
+        cut = cuts.on_line(trace.line_of(name))
         if cut:
             return f"made by {cut}: cut from the graph, so it has no gradient"
         return "does not require grad (requires_grad=False)"
@@ -66,42 +71,50 @@ def why_no_grad(name: str, t: Tensor, trace: Trace, reached: set) -> str:
         return "backward() was never called"
     if id(t) in reached:
         return f"reset by the program after backward ({name}.grad = None)"
-    if _cut_by(trace.source.text, None):
+    if cuts.anywhere:
         return ("not reached by any backward pass: not used by the output, or its path was "
                 "cut by detach()/.data/no_grad")
     return "not used by the output backward() was called on"
 
 
 _NO_GRAD = re.compile(r"^(\s*)with\s+torch\.(no_grad\(\)|set_grad_enabled\(\s*False\s*\))")
+_DATA = re.compile(r"\.data\b")
 
 
-def _cut_by(text: str, line: int | None) -> str | None:
-    """`detach()`, `.data` or `no_grad` when that line (any line, for None) makes one."""
-    lines = text.split("\n")
-    candidates = range(len(lines)) if line is None else [line - 1]
-    for i in candidates:
-        if not 0 <= i < len(lines):
-            continue
-        code = lines[i].split("#", 1)[0]
-        if ".detach(" in code:
-            return "detach()"
-        if re.search(r"\.data\b", code):
-            return ".data"
-        if line is None and _NO_GRAD.match(code):
-            return "no_grad"
-        indent = len(code) - len(code.lstrip())
-        for j in range(i - 1, -1, -1):  # an enclosing `with torch.no_grad():`
-            above = lines[j].split("#", 1)[0]
-            if not above.strip():
-                continue
-            depth = len(above) - len(above.lstrip())
-            if depth < indent:
-                if _NO_GRAD.match(above):
-                    return "an op under torch.no_grad()"
-                indent = depth
-            if depth == 0:
-                break
-    return None
+class GraphCuts:
+    """Where the source cuts the graph (`detach()`, `.data`, a `with torch.no_grad():` block),
+    read in one pass over the lines, so the report costs the same for every tensor."""
+
+    def __init__(self, text: str) -> None:
+        self.reasons: list[str | None] = []
+        self.anywhere = False
+        open_blocks: list[tuple[int, bool]] = []  # (indent, is no_grad) of enclosing lines
+        under = 0  # how many of them are no_grad blocks
+        for raw in source_lines(text):
+            code = raw.split("#", 1)[0]
+            reason = None
+            if ".detach(" in code:
+                reason = "detach()"
+            elif _DATA.search(code):
+                reason = ".data"
+            if code.strip():
+                indent = len(code) - len(code.lstrip())
+                while open_blocks and open_blocks[-1][0] >= indent:
+                    under -= open_blocks.pop()[1]
+                if reason is None and under:
+                    reason = "an op under torch.no_grad()"
+                no_grad = bool(_NO_GRAD.match(code))
+                self.anywhere = self.anywhere or no_grad
+                open_blocks.append((indent, no_grad))
+                under += no_grad
+            self.anywhere = self.anywhere or reason is not None
+            self.reasons.append(reason)
+
+    def on_line(self, line: int | None) -> str | None:
+        """`detach()`, `.data` or no_grad when that line makes a tensor outside the graph."""
+        if line is None or not 1 <= line <= len(self.reasons):
+            return None
+        return self.reasons[line - 1]
 
 
 def report_document(trace: Trace, entries: list[dict[str, Any]], exit_code: int) -> dict:
@@ -120,7 +133,16 @@ def report_document(trace: Trace, entries: list[dict[str, Any]], exit_code: int)
 
 
 def write_json(document: dict, out: TextIO) -> None:
-    out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    out.write(dump_json(document))
+
+
+def dump_json(document: dict) -> str:
+    """A document as indented UTF-8 JSON text. A lone surrogate (in an error message, a file
+    name) cannot be UTF-8: it is written as the JSON escape `\\udXXX` that stands for it."""
+    import json
+
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool = False) -> None:

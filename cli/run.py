@@ -12,7 +12,7 @@ from typing import TextIO
 
 from .limits import RunLimits, applied
 from .outcome import EXIT_INTERRUPTED, EXIT_OK, ProgramError, guarded
-from .source import LoadedSource, load_source
+from .source import LoadedSource, display_name, load_source
 
 __all__ = ["run_path", "load_source", "LoadedSource", "EXIT_OK", "EXIT_INTERRUPTED"]
 
@@ -25,16 +25,16 @@ def run_path(path: str, *, quiet: bool = False, out: TextIO | None = None,
     err = err or sys.stderr
 
     def action() -> int:
-        source = load_source(path)
         try:
             with applied(limits):
+                source = load_source(path)
                 if quiet and not as_json:
                     return _run_quiet(source, out, err)
                 return _run_reported(source, out, err, show, as_json, no_color)
         finally:
             out.flush()  # what the program printed is kept, whatever stopped it
 
-    return guarded(action, err)
+    return guarded(action, err, subject=display_name(path))
 
 
 def _run_quiet(source: LoadedSource, out: TextIO, err: TextIO) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_SYNTAX, TgError
+
+MAX_SOURCE_BYTES = 10_000_000  # a learner's largest program is a few kilobytes
 
 
 class LoadedSource:
@@ -16,17 +18,25 @@ class LoadedSource:
         self.filename = filename
 
 
+def display_name(path: str) -> str:
+    """The name diagnostics give the program at `path` ('-' is standard input)."""
+    return "<stdin>" if path == "-" else path
+
+
 def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:
     """Read a program file (or stdin for '-') as text, or raise a positioned TgError."""
+    # read one byte past the limit, never all of it: `-` may be /dev/zero. A FIFO with no
+    # writer blocks here, under the deadline of the command (cli/limits.py)
     if path == "-":
         stream = stdin or sys.stdin
-        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
-        filename = "<stdin>"
+        data = stream.buffer.read(MAX_SOURCE_BYTES + 1) if hasattr(stream, "buffer") else \
+            stream.read(MAX_SOURCE_BYTES + 1).encode("utf-8", "surrogateescape")
+        filename = display_name(path)
     else:
         filename = path
         try:
             with open(path, "rb") as handle:
-                data = handle.read()
+                data = handle.read(MAX_SOURCE_BYTES + 1)
         except FileNotFoundError:
             raise _file_error(path, "No such file or directory") from None
         except IsADirectoryError:
@@ -35,6 +45,9 @@ def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:
             raise _file_error(path, "Permission denied") from None
         except OSError as exc:
             raise _file_error(path, exc.strerror or str(exc)) from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise TgError("MemoryError", f"the program is larger than {MAX_SOURCE_BYTES:,} bytes, the "
+                      "limit for .tg programs", filename=filename, exit_code=EXIT_LIMIT)
     if b"\x00" in data:
         error = _file_error(filename, "source code cannot contain null bytes", "SyntaxError")
         error.raw = data  # UTF-16 (Windows Notepad's "Unicode") is full of them

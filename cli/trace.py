@@ -22,6 +22,15 @@ from .outcome import ProgramError
 from .source import LoadedSource
 
 
+class Capture(io.StringIO):
+    """A program's output kept as text, refusing what a UTF-8 stdout refuses (a lone
+    surrogate), so a captured run fails on the same line as a printed one, as Python would."""
+
+    def write(self, text: str) -> int:
+        text.encode("utf-8")
+        return super().write(text)
+
+
 # The records below hold arrays and tensors, whose == is elementwise: they compare by
 # identity (eq=False), so `in`, `index` and `==` on them never touch their contents.
 @dataclass(eq=False)
@@ -93,7 +102,7 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO
     from autodiff.interpreter import run_source
 
     capture = out is None
-    stream = io.StringIO() if capture else out
+    stream = Capture() if capture else out
     trace = Trace(source, {}, {}, [], [], None)
 
     def created(t: Tensor) -> None:
@@ -118,6 +127,9 @@ def _array(g) -> np.ndarray:
 
 def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict) -> Observers:
     current: list[BackwardCall | None] = [None]
+    # the last call on each tensor (and grad_fn): only that one is ever explained, so an
+    # earlier call's recorded steps go when a later one starts (a training loop's would pile up)
+    last_on: dict[int, BackwardCall] = {}
 
     def observe(node, grad_in, grads_out) -> None:
         call = current[0]
@@ -148,6 +160,12 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
                             dtype=t.array.dtype)
         call = BackwardCall(t, np.array(t.array, copy=True), seed, gradient is not None,
                             create_graph)
+        if record_steps:
+            for key in (id(t),) if t.grad_fn is None else (id(t), id(t.grad_fn)):
+                earlier = last_on.get(key)
+                if earlier is not None:
+                    earlier.steps = []
+                last_on[key] = call
         trace.calls.append(call)
         current[0] = call
         return None if gradient is None else [gradient]

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import devices, dtypes, ranges
 from .operands import NUMPY_DATA, check_sizes, infer_array, shape_arg
-from .session import check_allocation, current
+from .session import check_allocation, check_fill_value, current
 from .tensor import Tensor
 
 
@@ -26,7 +26,7 @@ def finish_creation(array, dtype, requires_grad) -> Tensor:
 
 def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     devices.check(device)
-    array = infer_array(data)
+    array = infer_array(data, floats=dtype is not None and dtype.is_floating_point)
     if dtype is None and array.dtype == np.float64 and type(data) is not Tensor \
             and type(data).__module__ != NUMPY_DATA:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
@@ -46,6 +46,7 @@ def _filled(value, shape, dtype, requires_grad):
     shape = shape_arg(shape)
     check_sizes(shape)
     check_allocation(shape, dt.np)
+    check_fill_value(value, dt.np)
     return finish_creation(np.full(shape, value, dtype=dt.np), None, requires_grad)
 
 

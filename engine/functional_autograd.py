@@ -15,7 +15,7 @@ import numpy as np
 
 from . import autograd as engine_autograd
 from .ops_shape import stack, view
-from .session import current, enable_grad, set_grad_enabled
+from .session import check_allocation, current, enable_grad, set_grad_enabled
 from .tensor import RULES, Tensor
 
 
@@ -171,6 +171,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_outputs_tuple, outputs = _outputs_of(func, inputs, "jacobian", strict)
         rows = []
         for i, out in enumerate(outputs):
+            for inp in inputs:  # the result's size is known now: refuse it before the work
+                check_allocation(out.array.shape + inp.array.shape, out.array.dtype)
             columns = [[] for _ in inputs]
             flat = np.zeros(out.array.size, dtype=out.array.dtype)
             for j in range(out.array.size):

@@ -181,12 +181,44 @@ _DATA_NUMBERS = (bool, int, float)
 NUMPY_DATA = "autodiff.engine.numpy_data"  # the module of a program's NumPy arrays
 
 
-def infer_array(data) -> np.ndarray:
+def infer_array(data, floats: bool = False) -> np.ndarray:
     """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors
-    (Python floats as float64 here: torch.tensor narrows them to the default dtype)."""
-    if type(data) is list and data and all(type(v) in _DATA_NUMBERS for v in data):
-        return np.array(data)  # the common flat case; NumPy infers bool/int64/float64 alike
-    return _infer_nested(data)
+    (Python floats as float64 here: torch.tensor narrows them to the default dtype). An
+    integer beyond int64 is torch's error, unless a float among the data (or `floats`, a
+    floating dtype asked for) makes them all floats."""
+    try:
+        if type(data) is list and data and all(type(v) in _DATA_NUMBERS for v in data):
+            array = np.array(data)  # the common flat case; NumPy infers bool/int64/float64 alike
+        else:
+            array = _infer_nested(data)
+        if array.dtype != np.uint64 and array.dtype.kind != "O":
+            return array
+    except _BeyondInt64:
+        pass
+    # NumPy keeps an integer beyond int64 as uint64, or as Python objects
+    if not (floats or _has_float(data)):
+        raise ValueError("Overflow when unpacking long long")
+    return np.asarray(_as_floats(data), dtype=np.float64)
+
+
+class _BeyondInt64(Exception):
+    pass
+
+
+def _has_float(data) -> bool:
+    if type(data) is float:
+        return True
+    if is_tensor(data):
+        return data.array.dtype.kind == "f"
+    return isinstance(data, (list, tuple)) and any(_has_float(d) for d in data)
+
+
+def _as_floats(data):
+    if is_tensor(data):
+        return data.array.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_as_floats(d) for d in data]
+    return float(data)
 
 
 def _infer_nested(data):
@@ -208,7 +240,7 @@ def _infer_nested(data):
         return np.asarray(data, dtype=np.bool_)
     if isinstance(data, int):
         if not -2 ** 63 <= data < 2 ** 63:
-            raise RuntimeError("Overflow when unpacking long")
+            raise _BeyondInt64
         return np.asarray(data, dtype=np.int64)
     if isinstance(data, float):
         return np.asarray(data, dtype=np.float64)

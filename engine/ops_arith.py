@@ -13,6 +13,7 @@ from .fma import fma
 from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, finish, floating, result_dtype
 from .registry import Check, Family, any_, away_from_zero, positive
+from .session import check_allocation
 
 family = Family("Elementwise arithmetic")
 op, exposes, word = family.op, family.exposes, family.word
@@ -268,6 +269,12 @@ def where(condition, a, b):
     dt = result_dtype(*(v for v in (a, b)))
     x = a if type(a) in NUMBERS else a.array.astype(dt, copy=False)
     y = b if type(b) in NUMBERS else b.array.astype(dt, copy=False)
+    shapes = (np.shape(cond), np.shape(x), np.shape(y))
+    if shapes[0] != shapes[1] or shapes[0] != shapes[2]:  # the result takes all three's
+        try:
+            check_allocation(np.broadcast_shapes(*shapes), dt)
+        except ValueError:
+            pass  # shapes that do not broadcast: np.where says so below
     return record(WHERE, finish(np.where(cond, x, y), dt), (a, b), {"condition": cond})
 
 

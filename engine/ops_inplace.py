@@ -14,12 +14,12 @@ import numpy as np
 
 from .graph import NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
 from .operands import NotAnOperand, binary, type_word
-from .ops_shape import expanded_shape, view
+from .ops_shape import expand, expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
 from .ops_index import check_item, getitem, is_advanced, plain, whole
 from .registry import Check, Family, any_
-from .session import current
+from .session import check_fill_value, current
 
 family = Family("In-place changes")
 op, exposes, word = family.op, family.exposes, family.word
@@ -46,7 +46,9 @@ def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> 
         raise RuntimeError(
             f"a {'view of a ' if view else ''}leaf Variable that requires grad is being "
             "used in an in-place operation.")
-    if base is not None and base.requires_grad and base.grad_fn is None:
+    # torch asks whether the view requires grad and its base is a leaf: the base need not
+    # require grad itself (a view of `t.reshape(2, 2).requires_grad_()` has base t)
+    if base is not None and a.requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 
@@ -300,6 +302,7 @@ def fill_(a, value, entry=FILL):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.array.ndim} dimensions.")
         return _write_whole(a, value, FILL_TENSOR)
+    check_fill_value(value, a.array.dtype)
     a.storage()[...] = value
     return recorded_write(a, entry, (a,))
 
@@ -330,11 +333,16 @@ def _write_whole(a, value, entry):
 # === indexed writes =================================================================================
 
 def _index_put_self(F, g, out, a, value, key):
-    """The old values under the index are overwritten: their gradient is zero there."""
-    array = g if type(g) is np.ndarray else g.array
-    mask = np.ones(array.shape, dtype=array.dtype)
-    mask[key] = 0
-    return g * (mask if type(g) is np.ndarray else type(g)._wrap(mask))
+    """The old values under the index are overwritten: their gradient is zero there (+0.:
+    torch puts zeros into g, g.index_put(index, 0), where g times a mask would give -0.)."""
+    if type(g) is np.ndarray:
+        g = g.copy()
+        g[key] = 0
+        return g
+    zeroed = g.array.copy()
+    zeroed[key] = 0
+    return record(INDEX_PUT_INPLACE, zeroed, (g, type(g)._wrap(np.zeros((), zeroed.dtype))),
+                  {"key": key})
 
 
 def _index_put_value(F, g, out, a, value, key):
@@ -390,14 +398,12 @@ def setitem(a, key, value):
     if not advanced and _selects_all(a.array.shape, key):
         # no view is taken: torch fills or copies into the tensor itself
         check_inplace(a)
-        if not number and value.array.ndim:
-            return _write_whole(a, _without_leading_ones(value), COPY_INTO)
-        return _write_whole(a, value, FILL_TENSOR)
+        return _copy_to(a, value, number)
     check_inplace(a, through_view=not advanced, view_op=None if advanced else _view_op_name(key))
-    if not number:
-        value = _without_leading_ones(value)
     if not advanced:
         return _write_through_view(a, key, value, number)
+    if not number:
+        value = _without_leading_ones(value)
     key = tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
     if not number and value.array.dtype != a.array.dtype:
         raise RuntimeError(
@@ -417,10 +423,7 @@ def _write_through_view(a, key, value, number):
     or copy_ into the view a[key]; the base then records CopySlices around that."""
     a.storage()
     part = getitem(a, key)
-    if not number:
-        expanded_shape(value.array.shape, part.array.shape, value.array.dtype)  # torch's error
-    whole = _write_whole(part, value, FILL_TENSOR if number or not value.array.ndim
-                         else COPY_INTO)
+    whole = _copy_to(part, value, number)
     if a._base is not None and a.grad_fn is not None and whole._base is a._base \
             and current().grad_enabled and a._base.grad_fn is not None:
         # `a` is itself a view of the rewritten base: it now reads through it too
@@ -428,6 +431,31 @@ def _write_through_view(a, key, value, number):
                          {"region": _region(a._base.array, a.array),
                           "shape": a._base.array.shape},
                          ((a._base.array.shape, a._base.array.dtype),))
+
+
+def _copy_to(dst, value, number):
+    """torch's copy_to, which a write through basic indices runs on the part it names: a value
+    of the part's shape is copied as it is (a number counts as 0-d), another 0-d value fills
+    the part, any other value is viewed without its leading 1s and expanded to the part."""
+    shape = dst.array.shape
+    have = () if number else value.array.shape
+    if have == shape:
+        return _write_whole(dst, value, COPY_INTO)
+    if not have:
+        return _write_whole(dst, value, FILL_TENSOR)
+    stripped = _leading_ones_dropped(have)
+    expanded_shape(stripped, shape, value.array.dtype)  # torch's error for shapes that do not fit
+    value = view(value, stripped)
+    if value.array.shape != shape:
+        value = expand(value, shape)
+    return _write_whole(dst, value, COPY_INTO)
+
+
+def _leading_ones_dropped(shape):
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    return shape[lead:]
 
 
 def _without_leading_ones(value):

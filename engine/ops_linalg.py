@@ -40,8 +40,8 @@ MV = op("MvBackward0", lambda F, g, out, m, v: F.reshape(g, (-1, 1)) * v,
         lambda F, g, out, m, v: F.mv(F.t(m), g), saves="i", reads=_CROSSED,
         explain="a matrix-vector product M·v", formulas=("∂(Mv)/∂M: g ⊗ v", "∂(Mv)/∂v: Mᵀ·g"),
         check=Check(lambda m, v: mv(m, v), (any_(2, 3), any_(3))))
-MM = op("MmBackward0", lambda F, g, out, a, b: F.mm(g, F.t(b)),
-        lambda F, g, out, a, b: F.mm(F.t(a), g), saves="i", reads=_CROSSED,
+MM = op("MmBackward0", lambda F, g, out, a, b: _addmm_mat1(F, g, out, None, a, b),
+        lambda F, g, out, a, b: _addmm_mat2(F, g, out, None, a, b), saves="i", reads=_CROSSED,
         explain="a matrix product A·B", formulas=("∂(AB)/∂A: g·Bᵀ", "∂(AB)/∂B: Aᵀ·g"),
         check=Check(lambda a, b: a @ b, (any_(2, 3), any_(3, 4))))
 BMM = op("BmmBackward0", lambda F, g, out, a, b: F.bmm(g, F.transpose(b, 1, 2)),

@@ -119,6 +119,8 @@ def expand(a, *shape):
     shape = shape_arg(shape)
     x = a.array
     target = expanded_shape(x.shape, shape, x.dtype)
+    # a view costs nothing, but any op on it makes an array of its full size
+    check_allocation(target, x.dtype)
     return record(EXPAND, np.broadcast_to(x, target), (a,), {"shape": x.shape})
 
 
@@ -229,9 +231,10 @@ SQUEEZE_DIM = op("SqueezeBackward1",
                  else g, views=True, explain="squeeze drops a dim of size 1: g gets it back",
                  formulas=("g unsqueezed back",),
                  check=Check(lambda a: a.squeeze(1), (any_(2, 1, 3),)))
-# torch's matmul of a vector and a matrix squeezes its result in place (squeeze_.dim)
+# torch's matmul of a vector and a matrix squeezes its result in place (squeeze_.dim): the
+# product is the squeezed tensor itself, not a view of another one
 SQUEEZE_INPLACE = op("SqueezeBackward4",
-                     lambda F, g, out, a, shape, dim: F.unsqueeze(g, dim), views=True,
+                     lambda F, g, out, a, shape, dim: F.unsqueeze(g, dim),
                      explain="the vector-matrix product's result loses the added dim",
                      formulas=("g unsqueezed back",),
                      check=Check(lambda a, b: a @ b, (any_(3), any_(3, 2))))

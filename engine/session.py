@@ -19,8 +19,6 @@ import os
 import time
 from contextlib import contextmanager
 
-import numpy as np
-
 
 def machine_memory() -> int:
     """Physical memory in bytes (0 when unknown)."""
@@ -74,6 +72,8 @@ class Session:
     @contextmanager
     def active(self):
         """Make this the current session while the block runs (in this context only)."""
+        import numpy as np  # here, not at import: the console script's watching process has none
+
         if self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
         token = _current.set(self)
@@ -115,6 +115,7 @@ def check_allocation(shape, dtype) -> None:
     limit = current().max_bytes
     if limit is None:
         return
+    import numpy as np  # here: the console script's watching process needs this module, not NumPy
     count = 1
     for n in shape:
         count *= int(n)
@@ -123,6 +124,17 @@ def check_allocation(shape, dtype) -> None:
         raise MemoryError(
             f"a tensor of shape {list(map(int, shape))} ({np.dtype(dtype).name}) needs "
             f"{size:,} bytes, over the memory limit of {limit:,} bytes (--max-memory)")
+
+
+_C_INT = {"int64": "int64_t", "int32": "int"}  # the C type names torch's message uses
+
+
+def check_fill_value(value, dtype) -> None:
+    """A Python int filled into an integer tensor must fit its dtype (NumPy would raise its
+    own OverflowError, or wrap): torch's error."""
+    if type(value) is int and dtype.kind == "i" and value >= 1 << (dtype.itemsize * 8 - 1):
+        raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
+                           "overflow")
 
 
 # --- grad mode -------------------------------------------------------------------------------

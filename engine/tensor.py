@@ -23,25 +23,62 @@ FAMILY_MODULES = (ops_arith, ops_math, ops_reduce, ops_shape, ops_index, ops_lin
                   ops_activation, ops_nn, ops_losses, ops_inplace, ops_random, hooks)
 
 
+_INT64 = 1 << 63
+
+
 class Size(tuple):
-    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`.
+
+    `torch.Size(items)` in a program takes what torch takes (integers, of any size); as in
+    torch, what reads them as int64 (printing, numel, slicing, +) fails beyond that range.
+    The engine makes its sizes from NumPy shapes with `_size`, unchecked."""
 
     _tg_public = frozenset({"numel", "index", "count"})
+    _tg_type_name = "torch.Size"  # as torch's own errors name the type
+
+    def __new__(cls, sizes=()):
+        items = []
+        for i, d in enumerate(sizes):
+            if not hasattr(type(d), "__index__") or isinstance(d, float):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(d).__name__}')")
+            items.append(d.__index__())
+        return tuple.__new__(cls, items)
 
     def __repr__(self) -> str:
-        return format_size(self)
+        return format_size(_int64(self))
 
     __str__ = __repr__
 
     def __getitem__(self, index):
         item = tuple.__getitem__(self, index)
-        return Size(item) if isinstance(index, slice) else item
+        return _size(_int64(item)) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return _size(_int64(tuple.__add__(self, other)))
+
+    def __radd__(self, other):
+        return _size(_int64(tuple.__add__(other, self)))
 
     def numel(self) -> int:
+        """The product, in int64 arithmetic as torch computes it (it wraps around)."""
         n = 1
-        for d in self:
-            n *= d
-        return n
+        for d in _int64(self):
+            n = (n * d) % (1 << 64)
+        return n - (1 << 64) if n >= _INT64 else n
+
+
+def _int64(items):
+    """`items`, each read as torch reads a size: an int64, or torch's error."""
+    for d in items:
+        if not -_INT64 <= d < _INT64:
+            raise ValueError("Overflow when unpacking long long")
+    return items
+
+
+def _size(shape) -> Size:
+    """A Size from a NumPy shape (already ints)."""
+    return tuple.__new__(Size, shape)
 
 
 # A 0-d tensor keeps its value as a NumPy scalar: scalar arithmetic is ~10x faster than
@@ -75,7 +112,7 @@ class _TensorType(type):
             check_allocation(shape, dtype)
             return Tensor._wrap(np.zeros(shape, dtype=dtype))  # (torch leaves it uninitialized)
         if len(args) == 1 and not isinstance(args[0], (bool, int, float, str)):
-            return Tensor._wrap(infer_array(args[0]).astype(dtype))
+            return Tensor._wrap(infer_array(args[0], floats=dtype.kind == "f").astype(dtype))
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
 
     def __instancecheck__(cls, obj) -> bool:
@@ -123,7 +160,7 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def shape(self) -> Size:
-        return Size(self.array.shape)
+        return _size(self.array.shape)
 
     @property
     def ndim(self) -> int:
@@ -182,6 +219,9 @@ class Tensor(metaclass=_TensorType):
     def data(self, value: "Tensor") -> None:
         if type(value) is not Tensor:
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and value.array.dtype.kind != "f":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self.array = value.array
 
     def _tg_assign(self, name: str, value) -> None:
@@ -208,7 +248,7 @@ class Tensor(metaclass=_TensorType):
     mT = property(ops_shape.matrix_transpose)
 
     def size(self, dim=None):
-        return Size(self.array.shape) if dim is None else self.array.shape[dim]
+        return _size(self.array.shape) if dim is None else self.array.shape[dim]
 
     def dim(self) -> int:
         return self.array.ndim
@@ -389,8 +429,10 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement"}
+        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement",
+        "_version"}  # (an int; tutorials show it counting in-place changes)
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
+    _tg_type_name = "torch._C.TensorBase"  # as torch's own errors name the type
     _tg_known_as = "torch.Tensor"  # its other PyTorch names are "not supported by autodiff"
 
 

@@ -105,11 +105,15 @@ class Program:
         except ProgramStopped as stop:
             node, message = stop.node, stop.message
             if isinstance(stop, DeadlinePassed):  # raised in this thread by a timer thread
-                node, message = node_of(stop), timeout_message(timeout)
+                node = node_of(stop)  # (an enclosing deadline's, when this run has none)
+                message = timeout_message(timeout) if timeout else stop.message
             error = TgError(stop.error_class, message, filename=self.filename,
                             line=node.line if node else 0, col=node.col if node else 0,
                             end_line=node.end_line if node else None,
                             end_col=node.end_col if node else None, exit_code=stop.exit_code)
+            # the stopped program's frames live as long as the error: freeing gigabytes
+            # would delay the diagnostic past the guard's grace
+            error.__cause__ = stop
         except RecursionError:  # Python's own limit, outside any positioned node
             error = TgError("RecursionError", "maximum recursion depth exceeded",
                             filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)
@@ -176,28 +180,29 @@ def first_assignments(body: tuple) -> dict[str, int]:
             for elt in target.elts:
                 note(elt)
 
-    def walk(stmts: tuple) -> None:
-        for s in stmts:
-            if isinstance(s, ast.Assign):
-                for t in s.targets:
-                    note(t)
-            elif isinstance(s, (ast.AugAssign, ast.For)):
-                note(s.target)
-            elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-                lines.setdefault(s.name, s.line)
-            elif isinstance(s, ast.Import):
-                lines.setdefault(s.asname or s.module.split(".")[0], s.line)
-            elif isinstance(s, ast.ImportFrom):
-                for name, asname in s.names:
-                    if name != "*":
-                        lines.setdefault(asname or name, s.line)
-            elif isinstance(s, ast.With) and s.name:
-                lines.setdefault(s.name, s.line)
-            if not isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-                walk(getattr(s, "body", ()) or ())
-                walk(getattr(s, "orelse", ()) or ())
-                walk(getattr(s, "finalbody", ()) or ())
-                for handler in getattr(s, "handlers", ()) or ():
-                    walk(handler.body)
-    walk(body)
+    # an explicit stack in source order, not recursion: an `elif` chain nests If nodes
+    pending = list(reversed(body))
+    while pending:
+        s = pending.pop()
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                note(t)
+        elif isinstance(s, (ast.AugAssign, ast.For)):
+            note(s.target)
+        elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            lines.setdefault(s.name, s.line)
+        elif isinstance(s, ast.Import):
+            lines.setdefault(s.asname or s.module.split(".")[0], s.line)
+        elif isinstance(s, ast.ImportFrom):
+            for name, asname in s.names:
+                if name != "*":
+                    lines.setdefault(asname or name, s.line)
+        elif isinstance(s, ast.With) and s.name:
+            lines.setdefault(s.name, s.line)
+        if not isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            for handler in reversed(getattr(s, "handlers", ()) or ()):
+                pending.extend(reversed(handler.body))
+            pending.extend(reversed(getattr(s, "finalbody", ()) or ()))
+            pending.extend(reversed(getattr(s, "orelse", ()) or ()))
+            pending.extend(reversed(getattr(s, "body", ()) or ()))
     return lines

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
+from typing import Callable
+
+from autodiff.parser.diagnostics import EXIT_LIMIT
 
 from .position import current_node
 
@@ -29,7 +33,7 @@ class DeadlinePassed(ProgramStopped):
     catches it knows its timeout and finds the line from the traceback."""
 
     def __init__(self) -> None:
-        super().__init__("TimeoutError", "the program ran longer than its --timeout", 1)
+        super().__init__("TimeoutError", "the program ran longer than its --timeout", EXIT_LIMIT)
 
 
 def timeout_message(seconds: float) -> str:
@@ -37,23 +41,37 @@ def timeout_message(seconds: float) -> str:
 
 
 class Deadline:
-    """Context manager: raise ProgramStopped in the program after `seconds` of wall time."""
+    """Context manager: raise ProgramStopped in the program after `seconds` of wall time, or
+    after `left` seconds where part of them went before the block (the command's start)."""
 
-    def __init__(self, seconds: float | None):
+    def __init__(self, seconds: float | None, left: float | None = None,
+                 on_expire: Callable[[], None] | None = None):
         self.seconds = seconds
+        self.left = seconds if left is None else max(left, 1e-3)
+        self.on_expire = on_expire  # called first when the time is up
         in_main = threading.current_thread() is threading.main_thread()
         self.active = bool(seconds) and in_main
-        self.timer = _ThreadTimer(seconds) if seconds and not in_main else None
+        self.timer = _ThreadTimer(self.left) if seconds and not in_main else None
 
     def _expired(self, signum, frame):
-        raise ProgramStopped("TimeoutError", timeout_message(self.seconds), 1, current_node(frame))
+        if self.on_expire is not None:
+            self.on_expire()
+        raise ProgramStopped("TimeoutError", timeout_message(self.seconds), EXIT_LIMIT,
+                             current_node(frame))
 
     def __enter__(self) -> "Deadline":
+        self._outer_end = None
         if self.timer is not None:
             self.timer.start()
         if self.active:
+            outer = signal.getitimer(signal.ITIMER_REAL)[0]
+            if outer and outer <= self.left:
+                self.active = False  # an enclosing deadline (the command's) comes first
+                return self
+            if outer:
+                self._outer_end = time.monotonic() + outer
             self._previous = signal.signal(signal.SIGALRM, self._expired)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            signal.setitimer(signal.ITIMER_REAL, self.left)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -62,6 +80,8 @@ class Deadline:
         if self.active:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous)
+            if self._outer_end is not None:  # the enclosing deadline goes on
+                signal.setitimer(signal.ITIMER_REAL, max(self._outer_end - time.monotonic(), 1e-3))
 
 
 class _ThreadTimer:

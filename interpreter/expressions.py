@@ -11,21 +11,21 @@ import operator
 from typing import Any, Callable
 
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.parser.precedence import MAX_EXPR_DEPTH
 
 from . import bounds
 from .sandbox import Refused, attribute_reader
 from .scopes import MODULE, OUTER, Scope, module_scope
 
 Eval = Callable[[dict], Any]
-MAX_EXPR_DEPTH = 200
 
 BINOPS = {"+": operator.add, "-": operator.sub, "*": bounds.mul, "/": operator.truediv,
           "//": operator.floordiv, "%": operator.mod, "**": bounds.power, "@": operator.matmul,
           "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": bounds.lshift,
           ">>": operator.rshift}
-INPLACE = {"+": operator.iadd, "-": operator.isub, "*": bounds.imul, "/": operator.itruediv,
-           "//": operator.ifloordiv, "%": operator.imod, "**": bounds.ipow, "@": operator.imatmul,
+INPLACE = {"+": bounds.iadd, "-": operator.isub, "*": bounds.imul, "/": operator.itruediv,
+           "//": operator.ifloordiv, "%": bounds.imod, "**": bounds.ipow, "@": operator.imatmul,
            "&": operator.iand, "|": operator.ior, "^": operator.ixor, "<<": bounds.ilshift,
            ">>": operator.irshift}
 UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
@@ -38,11 +38,13 @@ def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
     """A Python exception as a TgError at `node`; `exception` keeps it for `except` clauses,
     unless it stands for a limit of autodiff rather than an error PyTorch would raise too."""
     message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
+    limit = isinstance(exc, (MemoryError, bounds.LimitReached))  # ours, not the program's mistake
     unsupported = getattr(exc, "tg_unsupported", False)
     error = TgError(getattr(exc, "tg_error_class", None) or type(exc).__name__, message,
                     filename=filename, line=node.line, col=node.col, end_line=node.end_line,
-                    end_col=node.end_col, exit_code=EXIT_SYNTAX if unsupported else EXIT_RUNTIME)
-    if not (unsupported or isinstance(exc, (Refused, MemoryError))
+                    end_col=node.end_col,
+                    exit_code=EXIT_SYNTAX if unsupported else EXIT_LIMIT if limit else EXIT_RUNTIME)
+    if not (unsupported or limit or isinstance(exc, Refused)
             or getattr(exc, "tg_uncatchable", False)):
         error.exception = exc
     return error
@@ -182,8 +184,28 @@ def _binary(node: ast.Node, op: Callable[[Any, Any], Any], left: Eval, right: Ev
 
 
 def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
-    return _binary(node, BINOPS[node.op], compile_expr(node.left, cx),
-                   compile_expr(node.right, cx), cx.filename)
+    left, right, filename = compile_expr(node.left, cx), compile_expr(node.right, cx), cx.filename
+    if node.op == "+":
+        return _add(node, left, right, filename)
+    if node.op == "%":
+        return _binary(node, bounds.mod, left, right, filename)
+    return _binary(node, BINOPS[node.op], left, right, filename)
+
+
+def _add(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
+    """`+`, written out (the most common operator): sequences checked for their length."""
+    sequences, check = bounds.SEQUENCES, bounds.check_concat
+
+    def ev(L: dict) -> Any:
+        a = left(L)
+        b = right(L)
+        try:
+            if type(a) in sequences:
+                check(a, b)
+            return a + b
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
 
 
 def compile_UnaryOp(node: ast.UnaryOp, cx: Context) -> Eval:
@@ -354,7 +376,16 @@ call_hooks: dict[type, Callable[[ast.Call, Context], Eval | None]] = {}
 
 def compile_FString(node: ast.FString, cx: Context) -> Eval:
     parts = [(p, None) if isinstance(p, str) else ("", compile_FormattedValue(p, cx)) for p in node.parts]
-    return lambda L: "".join([text if f is None else f(L) for text, f in parts])
+    filename = cx.filename
+
+    def ev(L: dict) -> str:
+        pieces = [text if f is None else f(L) for text, f in parts]
+        try:
+            bounds.check_pieces(pieces)
+        except MemoryError as exc:
+            raise runtime_error(exc, node, filename) from None
+        return "".join(pieces)
+    return ev
 
 
 def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
@@ -366,7 +397,9 @@ def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
         v = value(L)
         if convert is not None:
             v = convert(v)
-        return format(v, spec(L))
+        s = spec(L)
+        bounds.check_format_spec(v, s)
+        return format(v, s)
     return guarded(node, cx, ev)
 
 

@@ -7,6 +7,7 @@ import math as _math
 import sys
 from typing import Any, TextIO
 
+from . import bounds
 from .pybuiltins import PYTHON_BUILTINS
 from .sandbox import AttributePolicy, default_policy
 
@@ -60,4 +61,5 @@ def make_builtins(rt: Runtime) -> dict[str, Any]:
         "list", "tuple", "isinstance")}
     table["print"] = print
     table.update(PYTHON_BUILTINS)
+    table["round"] = bounds.safe_round
     return table

@@ -13,14 +13,28 @@ never for a name starting with '_'. `_tg_writable` may instead be a set of names
 
 from __future__ import annotations
 
+import inspect
 import string
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any, Callable
+
+from . import bounds
 
 AttributePolicy = Callable[[Any, str], bool]
 
 # the only names starting with '_' a program may read, where an object lists them as public
-READABLE_DUNDERS = frozenset({"__version__"})
+# (plain data: a version string, a version counter)
+READABLE_DUNDERS = frozenset({"__version__", "_version"})
+
+
+# private attributes of PyTorch's objects that tutorials and answers read (nn.Module's
+# registries, a node's saved tensors, a tensor's internals): refused as unsupported
+TORCH_PRIVATE_NAMES = frozenset({
+    "_modules", "_parameters", "_buffers", "_forward_hooks", "_backward_hooks",
+    "_forward_pre_hooks", "_non_persistent_buffers_set", "_state_dict_hooks",
+    "_saved_self", "_saved_other", "_saved_result", "_saved_tensors", "_saved_mat2",
+    "_saved_exponent", "_saved_dim", "_raw_saved_self", "_raw_saved_other",
+    "_raw_saved_result", "_base", "_grad", "_grad_fn", "_cdata", "_is_view", "_register_hook_dict", "_sequence_nr"})
 
 
 def private(name: str) -> bool:
@@ -103,7 +117,7 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     """The error for an attribute the program may not read (or write): Python's own when
     nothing has it, `X is not supported` when PyTorch has it and autodiff does not."""
     if private(name):
-        if name.startswith("__") or name.startswith("_tg"):
+        if writing or name not in TORCH_PRIVATE_NAMES:
             return Refused(f"{_owner(obj)} has no attribute '{name}'")
         # PyTorch's own private names a tutorial reaches for (`self._modules`): outside the
         # language, and said so, rather than reading as the learner's typo
@@ -133,9 +147,30 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         if found is not None:
             return found
         raise refuse(obj, name)
-    if type(obj) is str and name == "format":
-        return SafeFormatter().bound(obj)
-    return getattr(obj, name)
+    if type(obj) is str and name in _BOUNDED_STR:
+        return _BOUNDED_STR[name](obj)
+    value = getattr(obj, name)
+    if isinstance(obj, type) and isinstance(value, FunctionType) and isinstance(
+            inspect.getattr_static(obj, name, None), FunctionType):  # not a staticmethod
+        return _unbound(obj, name, value)
+    return value
+
+
+def _unbound(cls: type, name: str, function: Callable) -> Callable:
+    """`torch.Tensor.add`: the method, refusing a `self` of another type as torch does (a
+    plain Python function would take any object and reach the engine's internals with it)."""
+    owner = getattr(cls, "_tg_type_name", cls.__name__)
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        if not args:
+            raise TypeError(f"descriptor '{name}' of '{owner}' object needs an argument")
+        if not isinstance(args[0], cls):
+            raise TypeError(f"descriptor '{name}' for '{owner}' objects doesn't apply to a "
+                            f"'{type(args[0]).__name__}' object")
+        return function(*args, **kwargs)
+    method.__name__, method.__qualname__ = function.__name__, function.__qualname__
+    method.__module__ = function.__module__  # so it prints as the function it stands for
+    return method
 
 
 def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
@@ -179,10 +214,12 @@ def _may_write(obj: Any, name: str, policy: AttributePolicy) -> bool:
 
 
 class SafeFormatter(string.Formatter):
-    """str.format without `{0.attr}` or `{0[key]}`, which would reach past the sandbox."""
+    """str.format without `{0.attr}` or `{0[key]}`, which would reach past the sandbox, and
+    within the length bound of every string a program makes (interpreter/bounds.py)."""
 
     def bound(self, template: str) -> Callable[..., str]:
         def format(*args: Any, **kwargs: Any) -> str:  # noqa: A001 - shows as str.format's name
+            self.total = len(template)
             return self.vformat(template, args, kwargs)
         return format
 
@@ -191,3 +228,16 @@ class SafeFormatter(string.Formatter):
             raise ValueError(f"format field '{field_name}': attribute and index lookups "
                              "are not supported by autodiff")
         return super().get_field(field_name, args, kwargs)
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        bounds.check_format_spec(value, format_spec)
+        text = super().format_field(value, format_spec)
+        self.total += len(text)
+        if self.total > bounds.MAX_ITEMS:
+            raise bounds.too_long("str.format", self.total)
+        return text
+
+
+# str methods whose result can be far longer than the string: given with a length check
+_BOUNDED_STR = {"format": lambda text: SafeFormatter().bound(text),
+                "join": bounds.safe_join, "replace": bounds.safe_replace}

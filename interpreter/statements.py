@@ -278,10 +278,42 @@ def compile_Assert(node: ast.Assert, cx: Context) -> Run:
 
 # ---- compound statements ----
 
+def _truth(test: ast.Node, cx: Context) -> Callable[[dict], bool]:
+    """`test`'s truth; the truth test itself can fail (a tensor of several elements)."""
+    value, filename = compile_expr(test, cx), cx.filename
+
+    def truth(L: dict) -> bool:
+        try:
+            return True if value(L) else False
+        except TgError:
+            raise
+        except Exception as exc:
+            raise runtime_error(exc, test, filename) from None
+    return truth
+
+
 def compile_If(node: ast.If, cx: Context) -> Run:
-    test, body = compile_expr(node.test, cx), compile_block(node.body, cx)
-    orelse = compile_block(node.orelse, cx) if node.orelse else (lambda L: None)
-    return guarded(node.test, cx, lambda L: body(L) if test(L) else orelse(L))
+    # an `elif` chain is If nodes nested in `orelse`: compiled as one flat list of branches,
+    # so a chain of any length costs no recursion
+    branches = []
+    while True:
+        branches.append((_truth(node.test, cx), compile_block(node.body, cx)))
+        orelse = node.orelse
+        if len(orelse) == 1 and type(orelse[0]) is ast.If:
+            node = orelse[0]
+            continue
+        break
+    final = compile_block(orelse, cx) if orelse else (lambda L: None)
+    if len(branches) == 1:
+        (test, body), = branches
+        return lambda L: body(L) if test(L) else final(L)
+
+    def run(L: dict) -> Any:
+        for test, body in branches:
+            if test(L):
+                return body(L)
+        return final(L)
+    return run
 
 
 def compile_While(node: ast.While, cx: Context) -> Run:

@@ -7,6 +7,8 @@ import sys
 import warnings
 from typing import TextIO
 
+from autodiff.parser.diagnostics import source_lines
+
 from .position import current_node
 
 class ProgramWarnings:
@@ -14,7 +16,7 @@ class ProgramWarnings:
 
     def __init__(self, filename: str, source: str, err: TextIO | None):
         self.filename = filename
-        self.lines = source.splitlines()
+        self.lines = source_lines(source)
         self.err = err
         self.seen: set = set()
 

@@ -52,7 +52,7 @@ def walk(root: Node):
             value = getattr(node, name)
             if isinstance(value, Node):
                 stack.append(value)
-            elif isinstance(value, tuple):
+            elif isinstance(value, (tuple, list)):
                 stack.extend(v for v in value if isinstance(v, Node))
 
 
@@ -108,12 +108,12 @@ class UnaryOp(Node):
 
 
 class BoolOp(Node):
-    # op: 'and' or 'or'
+    # op: 'and' or 'or'; values: a list (the parser appends to it as it meets each operand)
     __slots__ = _fields = ('op', 'values')
 
 
 class Compare(Node):
-    # ops: of '<', '==', 'in', 'not in', 'is', 'is not', ...
+    # ops: a list of '<', '==', 'in', 'not in', 'is', 'is not', ...; comparators a list too
     __slots__ = _fields = ('left', 'ops', 'comparators')
 
 

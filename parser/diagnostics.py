@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import re
+
 from .display import caret_line  # columns as a terminal shows them (CJK text: two each)
 
 EXIT_SYNTAX = 2  # syntax errors and unsupported constructs
 EXIT_RUNTIME = 1  # errors raised while the program runs
+EXIT_LIMIT = 3  # a resource limit stopped it: time, memory, input, integer or string size
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(source: str) -> list[str]:
+    """The program's lines as Python's tokenizer counts them (and the lexer, on a source
+    whose line ends are made \\n): str.splitlines would also split at U+2028, \\f, \\x1c, ...
+    and quote the wrong line."""
+    lines = _LINE_END.split(source)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 class TgError(Exception):
@@ -47,14 +63,29 @@ class TgError(Exception):
 
     def render(self, source: str) -> str:
         """`FILE:LINE:COL: Class: message`, the source line, and a caret line under the span."""
-        lines = source.splitlines()
+        lines = source_lines(source)
         if not 1 <= self.line <= len(lines):
             return self.headline()
-        text = lines[self.line - 1].rstrip("\r\n")
+        text = lines[self.line - 1].rstrip("\r")
         col = max(self.col, 1)
         width = 1
         if self.end_col is not None and self.end_line == self.line and self.end_col > col:
             width = self.end_col - col
         elif self.end_line is not None and self.end_line > self.line:
             width = max(len(text.rstrip()) - col + 1, 1)  # span continues on later lines
+        text, col, width = _window(text, col, width)
         return f"{self.headline()}\n    {text}\n    {caret_line(text, col, width)}"
+
+
+MAX_QUOTED = 240  # characters of a source line a diagnostic quotes: a line can be megabytes
+
+
+def _window(text: str, col: int, width: int) -> tuple[str, int, int]:
+    """A long line cut to a window around the caret, marked with '...' where cut."""
+    if len(text) <= MAX_QUOTED:
+        return text, col, width
+    width = min(width, MAX_QUOTED // 2)
+    start = max(0, min(col - 1 - MAX_QUOTED // 4, len(text) - MAX_QUOTED))
+    head = "..." if start else ""
+    tail = "..." if start + MAX_QUOTED < len(text) else ""
+    return head + text[start: start + MAX_QUOTED] + tail, col - start + len(head), width

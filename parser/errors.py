@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .diagnostics import TgError
+from .diagnostics import TgError, source_lines
 from .lalr import UnexpectedCharacters, UnexpectedToken
 
 # Terminals that can start an expression: when the parser accepts these, say "an expression".
@@ -88,7 +88,7 @@ def _unsupported_word(source_line: str, upto: int) -> str | None:
 
 
 def translate(exc: UnexpectedCharacters | UnexpectedToken, source: str, filename: str) -> TgError:
-    lines = source.splitlines()
+    lines = source_lines(source)
 
     def err(cls: str, message: str, line: int, col: int, width: int = 1) -> TgError:
         return TgError(cls, message, filename=filename, line=line, col=col, end_col=col + width)

@@ -6,6 +6,7 @@ their real line/column so runtime errors inside them point at the right place.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
@@ -48,18 +49,43 @@ def _field_end(body: str, i: int) -> tuple[int, int, int]:
     return bang, colon, -1
 
 
+def _named_escape_end(body: str, j: int, raw: bool) -> int:
+    """If the '{' at j opens the name of a `\\N{...}` escape, the index after its '}'; else -1."""
+    if raw or j < 2 or body[j - 2: j] != "\\N":
+        return -1
+    k = j - 2
+    while k > 0 and body[k - 1] == "\\":
+        k -= 1
+    if (j - 2 - k) % 2:  # an even run of backslashes before the N: `\\\\N{` is a field
+        return -1
+    close = body.find("}", j)
+    return -1 if close < 0 else close + 1
+
+
 def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: Callable[[str], str],
-                  parse_fexpr: Callable[[str, int, int], ast.Node], filename: str) -> list:
-    def fail(message: str) -> TgError:
-        return TgError("SyntaxError", f"f-string: {message}", filename=filename, line=tok.line,
+                  parse_fexpr: Callable[[str, int, int], ast.Node], filename: str,
+                  depth: int = 0) -> list:
+    """`depth` counts format specs: a spec's fields may have specs, theirs no fields (Python's
+    "expressions nested too deeply")."""
+    def fail(message: str, prefix: str = "f-string: ") -> TgError:
+        return TgError("SyntaxError", f"{prefix}{message}", filename=filename, line=tok.line,
                        col=tok.column, end_line=tok.end_line, end_col=tok.end_column)
 
+    def literal_text(text: str) -> str:
+        if raw:
+            return text
+        try:
+            return unescape(text)
+        except ValueError as exc:  # a malformed escape, worded as Python words it
+            raise fail(str(exc), "") from None
+
+    newlines = [k for k, ch in enumerate(body) if ch == "\n"] if "\n" in body else []
+
     def where(index: int) -> tuple[int, int]:
-        before = body[:index]
-        newlines = before.count("\n")
-        if newlines == 0:
+        before = bisect.bisect_left(newlines, index)  # line breaks before `index`
+        if before == 0:
             return line, col + index
-        return line + newlines, index - before.rfind("\n")
+        return line + before, index - newlines[before - 1]
 
     parts: list = []
     literal: list[str] = []
@@ -73,7 +99,11 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
         literal.append(body[i:j])
         i = j
         ch = body[i]
-        if ch == "{" and body[i + 1: i + 2] == "{":
+        named = _named_escape_end(body, i, raw) if ch == "{" else -1
+        if named >= 0:
+            literal.append(body[i:named])
+            i = named
+        elif ch == "{" and body[i + 1: i + 2] == "{":
             literal.append("{")
             i += 2
         elif ch == "}":
@@ -82,8 +112,10 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
             literal.append("}")
             i += 2
         else:
+            if depth >= 2:
+                raise fail("expressions nested too deeply")
             text = "".join(literal)
-            parts.append(text if raw else unescape(text))
+            parts.append(literal_text(text))
             literal = []
             bang, colon, end = _field_end(body, i + 1)
             if end < 0:
@@ -105,7 +137,8 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
             if colon >= 0:
                 sline, scol = where(colon + 1)
                 spec_parts = split_fstring(body[colon + 1: end], raw=raw, line=sline, col=scol, tok=tok,
-                                           unescape=unescape, parse_fexpr=parse_fexpr, filename=filename)
+                                           unescape=unescape, parse_fexpr=parse_fexpr, filename=filename,
+                                           depth=depth + 1)
                 spec = ast.FString(tuple(p for p in spec_parts if p != ""), line=sline, col=scol,
                                    end_line=sline, end_col=scol + end - colon - 1)
             fline, fcol = where(i)
@@ -114,5 +147,5 @@ def split_fstring(body: str, *, raw: bool, line: int, col: int, tok, unescape: C
                                             end_line=eline2, end_col=ecol2))
             i = end + 1
     text = "".join(literal)
-    parts.append(text if raw else unescape(text))
+    parts.append(literal_text(text))
     return parts

@@ -74,6 +74,20 @@ def _single_or(build: Callable) -> Callable:
 def _shaped(build: Callable | None, keep, splice: frozenset) -> Callable:
     """Drop the children Lark would filter out and inline the spliced ones, then build."""
     plan = tuple((i, i in splice) for i in keep)
+    if plan and plan[0] == (0, True) and build is None:
+        # `x*` lists are left-recursive: the list so far comes first and grows in place, so
+        # a long `elif` chain costs one append per clause, not a copy of all before it
+        rest = plan[1:]
+
+        def grown(children):
+            out = children[0]
+            for i, inline in rest:
+                if inline:
+                    out.extend(children[i])
+                else:
+                    out.append(children[i])
+            return out
+        return grown
 
     def shaped(children):
         out = []

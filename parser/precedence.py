@@ -10,6 +10,11 @@ new operator's left operand: exactly where Python's grammar would have put it.
 from __future__ import annotations
 
 from . import ast
+from .diagnostics import TgError
+
+# Deeper expressions are refused (the interpreter compiles expressions recursively); the
+# parser refuses them as it builds, which also keeps each insertion's walk short.
+MAX_EXPR_DEPTH = 200
 
 # Binding strength, loosest first, as in Python's precedence table.
 PREC = {"if": 0, "or": 1, "and": 2,
@@ -54,9 +59,9 @@ def _set_last(node, value) -> None:
     elif kind is ast.UnaryOp:
         node.operand = value
     elif kind is ast.Compare:
-        node.comparators = node.comparators[:-1] + (value,)
+        node.comparators[-1] = value
     elif kind is ast.BoolOp:
-        node.values = node.values[:-1] + (value,)
+        node.values[-1] = value
     else:
         node.orelse = value
 
@@ -78,14 +83,18 @@ def insert(root, op: str, right, outer: dict, test=None):
         level = _prec(node)
         if level < prec or (level == prec and (prec == _POW or prec == _IF)):
             path.append(node)
+            if len(path) > MAX_EXPR_DEPTH:
+                raise TgError("SyntaxError", "expression nested too deeply", line=right.line,
+                              col=right.col, end_col=right.col + 1)
             node = _last(node)
             continue
         if level == prec and (type(node) is ast.Compare or type(node) is ast.BoolOp):
-            if type(node) is ast.Compare:  # a < b < c is one comparison, a and b and c one BoolOp
-                node.ops += (op,)
-                node.comparators += (right,)
+            # a < b < c is one comparison, a and b and c one BoolOp; their lists grow in place
+            if type(node) is ast.Compare:
+                node.ops.append(op)
+                node.comparators.append(right)
             else:
-                node.values += (right,)
+                node.values.append(right)
             path.append(node)
             node = None
         break
@@ -97,9 +106,9 @@ def insert(root, op: str, right, outer: dict, test=None):
         if prec > _COMPARE:
             new = ast.BinOp(node, op, right, line=line, col=col, end_line=end_line, end_col=end_col)
         elif prec == _COMPARE:
-            new = ast.Compare(node, (op,), (right,), line=line, col=col, end_line=end_line, end_col=end_col)
+            new = ast.Compare(node, [op], [right], line=line, col=col, end_line=end_line, end_col=end_col)
         elif prec:
-            new = ast.BoolOp(op, (node, right), line=line, col=col, end_line=end_line, end_col=end_col)
+            new = ast.BoolOp(op, [node, right], line=line, col=col, end_line=end_line, end_col=end_col)
         else:
             new = ast.IfExp(test, node, right, line=line, col=col, end_line=end_line, end_col=end_col)
         if not path:

@@ -10,35 +10,15 @@ The statement rules are in transform_statements.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from . import ast
 from .diagnostics import TgError
 from .lalr import Token
 from .precedence import insert
+from .strings import BadEscape, unescape
+
 from .transform_statements import StatementRules
-
-_ESCAPES = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|.)", re.DOTALL)
-_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
-           "a": "\a", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
-
-
-def _unescape(text: str) -> str:
-    """Decode Python backslash escapes (never via eval)."""
-    def one(m: re.Match) -> str:
-        s = m.group(1)
-        if s in _SIMPLE:
-            return _SIMPLE[s]
-        if s[0] in "xuU":
-            return chr(int(s[1:], 16))
-        if s[0].isdigit():
-            return chr(int(s, 8))
-        if s[0] == "N":
-            import unicodedata
-            return unicodedata.lookup(s[2:-1])
-        return "\\" + s  # unknown escapes stay as written, as in Python
-    return _ESCAPES.sub(one, text) if "\\" in text else text
 
 
 class ToAst(StatementRules):
@@ -246,7 +226,11 @@ class ToAst(StatementRules):
         tok = c[0]
         text = tok.value
         if text[0] != "0" or len(text) == 1:
-            value = int(text)  # int() takes the underscores Python allows
+            try:
+                value = int(text)  # int() takes the underscores Python allows
+            except ValueError as exc:  # over Python's limit on decimal digits, with its words
+                raise self.error(f"{exc} - Consider hexadecimal for huge integer literals to "
+                                 "avoid decimal conversion limits.", tok) from None
         elif text[1] in "xXbBoO":
             value = int(text, 0)
         elif int(text):
@@ -291,17 +275,36 @@ class ToAst(StatementRules):
         body = text[len(prefix) + quote: len(text) - quote]
         start = tok.column + len(prefix) + quote  # column of body[0] (first line only)
         if "f" not in prefix:
-            return [body if "r" in prefix else _unescape(body)]
+            try:
+                return [body if "r" in prefix else unescape(body)]
+            except BadEscape as exc:
+                raise self.error(str(exc), tok) from None
         from .fstrings import split_fstring  # keeps this module short
         return split_fstring(body, raw="r" in prefix, line=tok.line, col=start, tok=tok,
-                             unescape=_unescape, parse_fexpr=self.parse_fexpr, filename="<stdin>")
+                             unescape=unescape, parse_fexpr=self.parse_fexpr, filename="<stdin>")
 
 
 def _merge(parts: list) -> tuple:
+    """Adjacent literal texts joined once (not one `+=` each: many adjacent strings)."""
     out: list = []
+    run: list[str] = []
     for p in parts:
-        if isinstance(p, str) and out and isinstance(out[-1], str):
-            out[-1] += p
-        elif p != "":
-            out.append(p)
-    return tuple(out)
+        if isinstance(p, str):
+            run.append(p)
+            continue
+        if run:
+            out.append("".join(run))
+            run = []
+        out.append(p)
+    if run:
+        out.append("".join(run))
+    return tuple(p for p in out if p != "")
+
+
+_DESCRIBE = {ast.Call: "function call", ast.Constant: "literal", ast.BinOp: "expression",
+             ast.UnaryOp: "expression", ast.BoolOp: "expression", ast.Compare: "comparison",
+             ast.IfExp: "conditional expression", ast.FString: "f-string expression"}
+
+
+def _describe(node) -> str:
+    return _DESCRIBE.get(type(node), "expression")

@@ -71,12 +71,15 @@ def test_quiet_is_exactly_the_program_output() -> None:
 
 
 def test_quiet_does_not_import_rich() -> None:
-    code = ("import sys; sys.argv = ['autodiff', 'run', '--quiet', 'samples/seed_square_grad.tg']\n"
-            "from autodiff.cli.main import app\n"
-            "try:\n    app()\nexcept SystemExit:\n    pass\n"
-            "assert 'rich' not in sys.modules, 'rich was imported'\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    # -X importtime lists the imports of both processes: the watching one and its child
+    done = subprocess.run([EXE, "run", "--quiet", "samples/seed_square_grad.tg"],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={**ENV, "PYTHONPROFILEIMPORTTIME": "1"})
     assert done.returncode == 0, done.stderr
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")]
+    assert "numpy" in imported  # the child's imports are in the list too
+    assert not [name for name in imported if name.split(".")[0] == "rich"]
 
 
 @pytest.mark.parametrize("sample", GOLDEN_SAMPLES)

@@ -23,7 +23,7 @@ DUNDER_CHAINS = [
     "[].__class__.__base__", "().__class__", "''.__class__.__mro__", "'a'.join.__self__",
     "(1).__class__", "(1.5).__class__", "True.__class__", "None.__class__",
     "f.__globals__", "f.__code__", "f.__closure__", "f.__builtins__", "f.__defaults__",
-    "isinstance.__self__", "str.__dict__", "list.__dict__", "t._version", "t._grad", "t.array",
+    "isinstance.__self__", "str.__dict__", "list.__dict__", "t._grad", "t.array",
     "y.grad_fn.op", "y.grad_fn.saved", "y.grad_fn.params", "t.dtype.np", "t.storage",
     "str.format", "t.__reduce__", "t.__reduce_ex__(2)", "t.__getattribute__('array')",
     "torch.Tensor._wrap", "torch.tensor.__code__", "(t.sum).__func__",
@@ -61,7 +61,7 @@ DICTS_AND_SETS = ["{}.__class__", "{'a': 1}.items().__class__", "{}.fromkeys([1]
                   "{1}.__class__.__subclasses__()", "{'a': t}['a'].__dict__", "{}.__getitem__",
                   "dict.__subclasses__()", "{1: 2}.keys().mapping"]
 CALLS = ["f(*t.__class__.__mro__)", "print(**{'file': 1})", "f(**{'a': t.__class__})",
-         "max(*[t], key=lambda x: x.__class__)", "sorted([t], key=lambda x: x._version)"]
+         "max(*[t], key=lambda x: x.__class__)", "sorted([t], key=lambda x: x._vc)"]
 TRY_EXCEPT = ["1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__traceback__)",
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.with_traceback)",
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__class__.__subclasses__())",
@@ -137,7 +137,13 @@ NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
       "o = torch.optim.SGD([t], lr=0.1)\no.param_groups = []", "torch.nn.Linear = print",
       "torch.optim.SGD = print", "torch.autograd.Function.apply = print"]
 ASSIGNMENTS = ["t.__class__ = int", "t.array = 1", "y.grad_fn.op = None", "torch.tensor = len",
-               "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len"]
+               "math.pi = 3", "f.__code__ = None", "t.backward = print", "torch.Tensor.sum = len",
+               "t._version = 0", "t._vc = None"]
+# a class's plain functions, reached through the class, with a `self` of another type
+CLASS_FUNCTIONS = ["torch.Tensor.add(f, 1)", "torch.Tensor.backward(print)",
+                   "torch.Tensor.detach_(math)", "torch.Tensor.requires_grad_(torch)",
+                   "torch.Tensor.zero_([1.0])", "torch.Size.numel(f)", "torch.Tensor.sum()",
+                   "torch.Tensor.retain_grad(y.grad_fn)", "torch.Tensor.item(t.dtype)"]
 
 V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in COMPREHENSIONS]
                + [("dict-set", e) for e in DICTS_AND_SETS] + [("call", e) for e in CALLS]
@@ -148,7 +154,8 @@ V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
-            + [("random", e) for e in RANDOM] + [("nn", e) for e in NN] + V2_ATTEMPTS)
+            + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
+            + [("nn", e) for e in NN] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
 
@@ -208,6 +215,15 @@ def test_legitimate_programs_still_run():
                         "ok.tg", out=out)
     assert result.error is None, result.error
     assert out.getvalue() == "tensor([2., 4.]) SumBackward0 torch.Size([2]) 1.50 5.0 1 2.0\n"
+
+
+@pytest.mark.parametrize("value", ["print", "math", "f", "torch", "y.grad_fn", "t.dtype", "[t]"])
+@pytest.mark.parametrize("attribute", ["requires_grad", "data", "grad"])
+def test_a_writable_attribute_takes_only_what_torch_takes(attribute, value):
+    source = "import math\ndef f(a):\n    return a\n" + T + f"t.{attribute} = {value}\n"
+    result = run_source(source, "assign.tg", out=io.StringIO(), err=io.StringIO())
+    assert result.error is not None and result.error.line == 6
+    assert result.error.error_class in {"TypeError", "RuntimeError"}
 
 
 # ---- classes: a program's own nn.Module and autograd.Function subclasses ----

@@ -21,13 +21,17 @@ def test_any_input_keeps_the_invariant(rng):
 
 
 @pytest.mark.skipif(shutil.which("autodiff") is None, reason="console script not installed")
-def test_console_script_never_shows_a_traceback(tmp_path):
+@pytest.mark.parametrize("command", ["run", "graph", "explain", "check", "repl"])
+def test_console_script_never_shows_a_traceback(tmp_path, command):
     rng = random.Random(11)
-    for index in range(15):
+    for index in range(6):
+        text = fuzz_input(rng)
         path = tmp_path / f"case{index}.tg"
-        path.write_text(fuzz_input(rng), errors="surrogateescape")
-        proc = subprocess.run(["autodiff", "run", "--quiet", str(path)], capture_output=True,
-                              timeout=60)
-        assert proc.returncode in (0, 1, 2), (proc.returncode, path.read_text())
+        path.write_text(text, errors="surrogateescape")
+        args = ["repl"] if command == "repl" else [command, str(path)]
+        proc = subprocess.run(["autodiff", *args, "--timeout", "5"], capture_output=True,
+                              timeout=60, input=path.read_bytes() if command == "repl" else None)
+        assert proc.returncode in (0, 1, 2, 3), (proc.returncode, text)
         assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+        assert b"internal error" not in proc.stderr, proc.stderr.decode(errors="replace")
         proc.stdout.decode("utf-8")  # valid UTF-8

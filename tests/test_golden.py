@@ -7,7 +7,9 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 from json_schemas import problems
 
 from autodiff.cli import golden
+from autodiff.cli.guard import GRACE, ProcessLimits
 from autodiff.cli.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from autodiff.interpreter.reference import torch_available
 
@@ -293,12 +296,22 @@ def test_console_script(tmp_path):
 
 def _die_on_b(program: Path) -> golden.CaseResult:
     if program.name == "b.tg":
-        os._exit(3)  # a worker killed mid-run, as a segfault or the OOM killer would
+        os._exit(3)  # a child gone mid-run without a result
+    if program.name == "c.tg":
+        os.kill(os.getpid(), signal.SIGSEGV)  # a crash in a library
+    if program.name == "d.tg":
+        sum(range(10**15))  # a loop in C: only the watching parent can stop it
     return golden.CaseResult(str(program), golden.PASSED)
 
 
-def test_a_dying_worker_fails_its_programs_and_the_run_goes_on():
-    programs = [Path("a.tg"), Path("b.tg"), Path("c.tg")]
-    results = golden._pool_map(_die_on_b, programs, 2, lambda: None, golden._failed)
-    assert [r.program for r in results] == ["a.tg", "b.tg", "c.tg"]
-    assert results[1].status == golden.FAILED and "worker" in results[1].reason
+def test_a_dying_child_fails_its_program_and_the_run_goes_on():
+    programs = [Path(f"{name}.tg") for name in "abcde"]
+    start = time.monotonic()
+    results = golden._pool_map(_die_on_b, programs, 2, lambda: None, golden._failed,
+                               ProcessLimits(1.0, None), lambda d: golden.CaseResult(**d))
+    assert time.monotonic() - start < 1.0 + GRACE + 5
+    assert [r.program for r in results] == [f"{name}.tg" for name in "abcde"]
+    assert [r.status for r in results] == [golden.PASSED] + [golden.FAILED] * 3 + [golden.PASSED]
+    assert "without a result" in results[1].reason
+    assert "internal error" in results[2].reason and "SIGSEGV" in results[2].reason
+    assert results[3].reason.startswith("TimeoutError: the program ran longer than 1 s")

@@ -5,6 +5,7 @@ import io
 import pytest
 
 from autodiff.engine.session import Session
+from autodiff.parser.diagnostics import EXIT_LIMIT
 from autodiff.interpreter import run_source
 
 
@@ -51,7 +52,7 @@ def test_timeout_stops_the_program_inside_its_loop(source, lines):
     result = run_source(source, "loop.tg", out=io.StringIO(), timeout=0.3)
     error = result.error
     assert error.error_class == "TimeoutError" and "0.3 s" in error.message
-    assert error.line in lines and error.exit_code == 1
+    assert error.line in lines and error.exit_code == EXIT_LIMIT
 
 
 def test_a_run_does_not_leak_grad_mode_into_the_next():
@@ -70,6 +71,52 @@ def test_print_options_belong_to_one_run():
     out = io.StringIO()
     run_source("print(torch.tensor([1.25]))\n", "b.tg", out=out)
     assert out.getvalue() == "tensor([1.2500])\n"
+
+
+@pytest.mark.parametrize("source", [
+    "x = f\"{'':>1000000000}\"", "x = f'{1.5:.100000000f}'", "x = '%*d' % (10**9, 1)",
+    "x = '%1000000000d' % 1", "x = '%s%*s' % ('a', 10**8, 'b')", "x = '{:>1000000000}'.format(1)",
+    "x = '{0}{0}'.format('a' * 6000000)", "s = 'a' * 10**7\nx = s + s", "s = 'a' * 10**7\ns += s",
+    "s = 'a' * 6 * 10**6\nx = f'{s}{s}'", "l = [0] * 10**7\nl += l", "t = (0,) * 10**7\nt = t + t",
+    "x = ''.join(['a' * 10**6] * 11)", "x = ('a' * 10**4).replace('', 'a' * 10**4)",
+    "x = ('ab' * 10**6).replace('a', 'abcdefghijk')", "s = '%*d'\ns %= (10**9, 1)"])
+def test_long_strings_and_lists_are_refused_whatever_makes_them(source):
+    error = _error(source)
+    assert error.error_class == "MemoryError" and "over the limit of 10,000,000" in error.message
+    assert error.exit_code == EXIT_LIMIT
+
+
+def test_bounded_producers_still_work_as_in_python():
+    out = io.StringIO()
+    source = ("print('%5d|%-3s|%%|%.2f|%*d' % (3, 'a', 1.5, 4, 7), '{:>5}|{:.3}'.format(1, "
+              "'abcdef'), f'{2.5:08.3f}')\n"
+              "print(', '.join(['a', 'b']), 'abcb'.replace('b', 'xx', 1), 'x'.replace('', '-'),"
+              " [1] + [2], (1,) + (2,), 'a' + 'b')\n"
+              "s = 'ab'\ns += 'c'\nl = [1]\nl += [2]\nprint(s, l, '%d%%' % 5)\n")
+    result = run_source(source, "ok.tg", out=out)
+    assert result.error is None, result.error
+    assert out.getvalue() == ("    3|a  |%|1.50|   7     1|abc 0002.500\n"
+                              "a, b axxcb -x- [1, 2] (1, 2) ab\nabc [1, 2] 5%\n")
+
+
+@pytest.mark.parametrize("number", [0, 7, -123, 10**50, -(10**300)])
+@pytest.mark.parametrize("ndigits", [None, 0, 2, -1, -3, -49, -50, -51, -400, -10**9])
+def test_round_of_an_integer_is_pythons_without_the_huge_power(number, ndigits):
+    out = io.StringIO()
+    call = f"round({number})" if ndigits is None else f"round({number}, {ndigits})"
+    assert run_source(f"print({call})\n", "r.tg", out=out).error is None
+    expected = round(number) if ndigits is None else (
+        round(number, ndigits) if ndigits > -1000 else 0)
+    assert out.getvalue() == f"{expected}\n"
+
+
+def test_expand_and_where_results_are_bounded():
+    for source in ["x = torch.ones(1).expand(20000, 20000)",
+                   "x = torch.where(torch.ones(20000, 1) > 0, torch.ones(1, 20000), 0.0)",
+                   "x = torch.where(torch.ones(1, 20000) > 0, 1.0, torch.ones(20000, 1))"]:
+        with Session(max_bytes=10**8).active():
+            error = _error(source)
+        assert error.error_class == "MemoryError" and "[20000, 20000]" in error.message
 
 
 @pytest.mark.parametrize("source", [

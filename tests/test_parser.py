@@ -227,3 +227,110 @@ def test_fstring_name_fields_match_parsed_fields():
 def test_python_like_errors(src, fragment, col):
     e = err(src)
     assert fragment in e.message and e.col == col
+
+
+# --- hostile input: Python's errors, linear time -------------------------------------------
+
+STRING_BODIES = [r"\N", r"\N{", r"\N{bogus}", r"\N{DEGREE SIGN}", r"\U00110000", r"\U0001F600",
+                 r"\x4", r"\x41", r"\u12", r"\u0041", r"\8", r"\777", r"a\qb", "é\\N", "\\é",
+                 r"\\N{bogus}", r"\0", r"\n\t"]
+
+
+@pytest.mark.parametrize("body", STRING_BODIES)
+@pytest.mark.parametrize("prefix", ["", "r", "u"])
+def test_string_escapes_decode_or_fail_as_python_does(body, prefix):
+    source = f'x = {prefix}"{body}"\n'
+    import warnings
+
+    try:
+        namespace: dict = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "invalid escape sequence": kept as written
+            exec(compile(source, "<python>", "exec"), namespace)  # Python decides
+        want = ("ok", namespace["x"])
+    except SyntaxError as exc:
+        want = ("SyntaxError", exc.msg)
+    try:
+        node = parse(source).body[0].value
+        got = ("ok", node.value)
+    except TgError as exc:
+        got = (exc.error_class, exc.message)
+    assert got == want
+
+
+def test_f_string_specs_nest_as_in_python():
+    assert len(expr("f'{x:{y}}'").parts) == 1  # a field in a spec
+    assert expr("f'{x:{y:3}}'").parts[0].spec.parts[0].spec is not None
+    with pytest.raises(TgError, match="expressions nested too deeply"):
+        parse("x = f'{1:{2:{3}}}'\n")
+    with pytest.raises(TgError, match="expressions nested too deeply"):
+        parse("x = f'{1:" + "{1:" * 1200 + "}" * 1200 + "}'\n")
+
+
+def test_named_escapes_in_f_strings_are_not_fields():
+    node = expr('f"\\N{DEGREE SIGN}{x}\\\\N{y}"')
+    kinds = [type(p).__name__ if not isinstance(p, str) else p for p in node.parts]
+    assert kinds == ["°", "FormattedValue", "\\N", "FormattedValue"]
+
+
+def test_huge_decimal_literal_is_pythons_syntax_error():
+    with pytest.raises(TgError, match=r"Exceeds the limit \(4300 digits\).*Consider hexadecimal"):
+        parse("x = " + "7" * 5000 + "\n")
+    assert parse("x = 0x" + "f" * 5000 + "\n").body[0].value.value == 16 ** 5000 - 1
+
+
+def test_comparison_and_boolean_chains_grow_in_place():
+    chain = expr(" < ".join(["a"] * 5))
+    assert isinstance(chain, ast.Compare) and len(chain.comparators) == 4
+    assert show(expr("a and b and c or d")) == "(or (and a b c) d)"
+
+
+def test_a_right_leaning_chain_deeper_than_the_interpreter_takes_is_refused():
+    assert show(expr(" ** ".join("abc"))) == "(** a (** b c))"
+    with pytest.raises(TgError, match="expression nested too deeply"):
+        parse("x = " + " ** ".join(["1"] * 10_000) + "\n")
+    with pytest.raises(TgError, match="expression nested too deeply"):
+        parse("x = " + " if c else ".join(["1"] * 1_000) + "\n")
+
+
+def _parse_seconds(text: str) -> float:
+    import time
+
+    start = time.perf_counter()
+    parse(text)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("unit", [
+    "elif x == {i}:\n    pass\n",       # an elif chain: one list, grown in place
+    "y = a and b and c < d < e\n",      # chains of one operator
+    "y = 'a' 'b' 'c' 'd' 'e' 'f'\n",     # adjacent strings, joined once
+])
+def test_parse_time_grows_linearly(unit):
+    head = "x = 0\nif x == 0:\n    pass\n" if unit.startswith("elif") else ""
+    small = head + "".join(unit.format(i=i) for i in range(2_000))
+    large = head + "".join(unit.format(i=i) for i in range(20_000))
+    assert _parse_seconds(large) < 20 * _parse_seconds(small) + 0.5  # ten times the text
+
+
+def test_an_elif_chain_is_nested_ifs_like_pythons_ast():
+    module = parse("if a:\n    pass\n" + "".join(f"elif b{i}:\n    pass\n" for i in range(3)))
+    node, depth = module.body[0], 0
+    while node.orelse:
+        node, depth = node.orelse[0], depth + 1
+    assert depth == 3 and node.test.id == "b2"
+
+
+def test_a_line_separator_does_not_shift_the_quoted_line():
+    source = "x = 1  # one\u2028two\x0cthree\ny = nope\n"
+    error = TgError("NameError", "boom", filename="t.tg", line=2, col=5, end_col=9)
+    assert error.render(source).splitlines()[1] == "    y = nope"
+
+
+def test_a_long_line_is_quoted_around_the_caret():
+    source = "x = " + "1 + " * 10_000 + "nope\n"
+    col = len(source) - 4
+    rendered = TgError("NameError", "boom", line=1, col=col, end_col=col + 4).render(source)
+    quoted, caret = rendered.splitlines()[1:]
+    assert len(quoted) < 300 and quoted.endswith("nope") and quoted.startswith("    ...")
+    assert caret.index("^") == quoted.index("nope")

@@ -1,0 +1,371 @@
+"""Every command under hostile input, through the installed console script: each failure
+measured in issue 15 is a case here. The promise: bounded, stoppable, never a traceback.
+
+Time limits are short (1 s), so each case also checks that the command ended within its
+deadline plus 1 s (plus the interpreter's own start, measured apart as START)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+EXE = shutil.which("autodiff")
+ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+START = 2.0  # seconds the console script may take to start and to report, on a busy machine
+LIMIT = 3  # the exit status for a limit reached
+
+pytestmark = pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+
+C_LOOP = "print('started')\nprint(sum(range(10**15)))\n"  # C code: never back in the interpreter
+
+
+def autodiff(*args, stdin: str | bytes | None = None, timeout: float = 120, cwd=None):
+    """(process, seconds) of one console-script run."""
+    start = time.monotonic()
+    proc = subprocess.run([EXE, *map(str, args)], capture_output=True, env=ENV, timeout=timeout,
+                          input=stdin.encode() if isinstance(stdin, str) else stdin, cwd=cwd)
+    proc.out = proc.stdout.decode("utf-8", "replace")
+    proc.err = proc.stderr.decode("utf-8", "replace")
+    return proc, time.monotonic() - start
+
+
+def clean(proc, code: int, *fragments: str) -> str:
+    """The run ended with `code` and one diagnostic, no traceback; its stderr."""
+    assert proc.returncode == code, (proc.returncode, proc.err)
+    assert "Traceback" not in proc.err and "internal error" not in proc.err, proc.err
+    for fragment in fragments:
+        assert fragment in proc.err, proc.err
+    return proc.err
+
+
+def write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return path
+
+
+# --- C-level loops stop within the deadline + 1 s under every command ---------------------
+
+@pytest.mark.parametrize("command", ["run", "graph", "explain", "check"])
+def test_a_loop_in_c_stops_at_the_deadline(tmp_path, command):
+    program = write(tmp_path, "sum.tg", C_LOOP)
+    proc, seconds = autodiff(command, program, "--timeout", "1")
+    assert seconds < 1 + 1 + START
+    err = clean(proc, LIMIT, "sum.tg: TimeoutError: the program ran longer than 1 s (--timeout)")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_loop_in_c_stops_in_test_and_the_others_pass(tmp_path):
+    write(tmp_path, "sum.tg", C_LOOP)
+    write(tmp_path, "sum.out", "started\n")
+    for suffix in (".tg", ".out"):
+        shutil.copy(SAMPLES / f"seed_scalar_derivative{suffix}", tmp_path)
+    report = tmp_path / "report.xml"
+    proc, seconds = autodiff("test", tmp_path, "--timeout", "1", "--junit-xml", report)
+    assert seconds < 1 + 1 + START
+    clean(proc, 1)
+    assert "FAILED" in proc.out and "TimeoutError: the program ran longer than 1 s" in proc.out
+    assert proc.out.splitlines()[-1] == "1 passed, 1 failed"
+    assert ET.parse(report).getroot().get("failures") == "1"
+
+
+def test_a_loop_in_c_stops_in_the_repl_and_the_session_goes_on():
+    proc, seconds = autodiff("repl", "--timeout", "1",
+                             stdin="x = 2\nprint(sum(range(10**15)))\nx + 1\n")
+    assert seconds < 1 + 1 + START
+    clean(proc, 0, "<stdin>: TimeoutError: the program ran longer than 1 s (--timeout)")
+    assert proc.out.rstrip().endswith("3\n>>>") or "3\n" in proc.out
+
+
+@pytest.mark.parametrize("sig,code,message", [(signal.SIGINT, 130, "autodiff: interrupted"),
+                                              (signal.SIGTERM, 143, "autodiff: terminated")])
+def test_signals_stop_a_loop_in_c(tmp_path, sig, code, message):
+    program = write(tmp_path, "sum.tg", C_LOOP)
+    proc = subprocess.Popen([EXE, "run", "--quiet", str(program)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.readline() == b"started\n"
+    start = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 2
+    assert proc.returncode == code and err.decode().strip() == message
+
+
+def test_ctrl_c_stops_every_worker_of_test_at_once(tmp_path):
+    for i in range(4):
+        write(tmp_path, f"s{i}.tg", C_LOOP)
+        write(tmp_path, f"s{i}.out", "started\n")
+    proc = subprocess.Popen([EXE, "test", str(tmp_path), "-j", "2"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(1.5)  # the first two programs are inside their loops (each may take 60 s)
+    start = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: to the whole process group
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 2
+    assert proc.returncode == 130 and err.decode().strip() == "autodiff: interrupted"
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # no worker left behind
+
+
+# --- process limits outside `run`, and input read through them --------------------------
+
+@pytest.mark.parametrize("command", ["graph", "explain", "check"])
+def test_memory_is_capped_under_every_command(tmp_path, command):
+    program = write(tmp_path, "big.tg", "x = torch.ones(2, requires_grad=True)\n"
+                                        "y = list(range(3 * 10**8))\n(x * x).sum().backward()\n")
+    proc, _ = autodiff(command, program, "--max-memory", "100M")
+    clean(proc, LIMIT, "big.tg:2:5: MemoryError")
+
+
+def test_standard_input_is_read_up_to_the_size_limit():
+    proc = subprocess.run(f"{EXE} run --max-memory 100M - < /dev/zero", shell=True,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == LIMIT
+    assert b"<stdin>: MemoryError: the program is larger than 10,000,000 bytes" in proc.stderr
+
+
+def test_a_fifo_with_no_writer_stops_at_the_deadline(tmp_path):
+    fifo = tmp_path / "prog.tg"
+    os.mkfifo(fifo)
+    proc, seconds = autodiff("run", fifo, "--timeout", "1")
+    assert seconds < 1 + 1 + START
+    clean(proc, LIMIT, "prog.tg: TimeoutError")
+
+
+def test_a_fifo_with_a_writer_is_read(tmp_path):
+    proc = subprocess.run(["bash", "-c", f"{EXE} run --quiet <(echo 'print(6 * 7)')"],
+                          capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, b"42\n")
+
+
+# --- parser: Python's errors, never a traceback ---------------------------------------------
+
+@pytest.mark.parametrize("text,message", [
+    ('x = "\\N"\n', "malformed \\N character escape"),
+    ('x = "\\N{bogus}"\n', "unknown Unicode character name"),
+    ('x = "\\U00110000"\n', "illegal Unicode character"),
+    ('x = "\\x4"\n', "truncated \\xXX escape"),
+    ('x = f"{1}\\N{bogus}"\n', "unknown Unicode character name"),
+    ("x = " + "7" * 5000 + "\n", "Exceeds the limit (4300 digits) for integer string conversion"),
+    ("x = f'{1:" + "{1:" * 1200 + "}" * 1200 + "}'\n", "f-string: expressions nested too deeply"),
+])
+def test_malformed_literals_are_syntax_errors(tmp_path, text, message):
+    proc, _ = autodiff("run", write(tmp_path, "lit.tg", text))
+    clean(proc, 2, "lit.tg:1:5: SyntaxError", message)
+
+
+def test_named_escapes_work_in_strings_and_f_strings(tmp_path):
+    program = write(tmp_path, "named.tg", 'print("\\N{DEGREE SIGN}", f"{1}\\N{DEGREE SIGN}")\n')
+    proc, _ = autodiff("run", "--quiet", program)
+    assert (proc.returncode, proc.out) == (0, "° 1°\n")
+
+
+def test_a_thousand_elifs_run_as_in_python(tmp_path):
+    lines = ["x = 999", "if x == 0:", "    print('zero')"]
+    for i in range(1, 1001):
+        lines += [f"elif x == {i}:", f"    print({i})"]
+    proc, _ = autodiff("run", "--quiet", write(tmp_path, "elif.tg", "\n".join(lines) + "\n"))
+    assert (proc.returncode, proc.out, proc.err) == (0, "999\n", "")
+
+
+def test_the_deadline_during_parsing_is_a_diagnostic(tmp_path):
+    program = write(tmp_path, "long.tg", "x = 1\n" * 2_000_000)  # 12 MB: over the size limit
+    proc, _ = autodiff("run", program, "--timeout", "1")
+    clean(proc, LIMIT, "long.tg: MemoryError: the program is larger than")
+    program = write(tmp_path, "long.tg", "x = 1 + 2 * 3\n" * 600_000)  # 8 MB: seconds to parse
+    proc, seconds = autodiff("run", program, "--timeout", "0.5")
+    assert seconds < 0.5 + 1 + START
+    clean(proc, LIMIT, "long.tg: TimeoutError: the program ran longer than 0.5 s")
+
+
+def test_the_deadline_during_the_report_is_a_diagnostic(tmp_path):
+    text = "x = torch.ones(2, requires_grad=True)\n" + "".join(
+        f"t{i} = x * {i}\n" for i in range(20_000)) + "t1.sum().backward()\n"
+    proc, seconds = autodiff("run", write(tmp_path, "many.tg", text), "--timeout", "1")
+    assert seconds < 1 + 1 + START
+    clean(proc, LIMIT, "TimeoutError: the program ran longer than 1 s")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e300", "0", "-1"])
+def test_bad_timeouts_are_usage_errors(tmp_path, value):
+    program = write(tmp_path, "ok.tg", "print(1)\n")
+    for command in ("run", "graph", "explain", "check"):
+        proc, _ = autodiff(command, program, "--timeout", value)
+        clean(proc, 2, "--timeout: expected a number of seconds")
+
+
+@pytest.mark.parametrize("value", ["0", "nan", "-1e-6", "inf"])
+def test_bad_eps_is_a_usage_error(value):
+    proc, _ = autodiff("check", SAMPLES / "seed_scalar_derivative.tg", "--eps", value)
+    clean(proc, 2, "--eps: expected a step above 0 and below 1")
+
+
+# --- state a program makes, read by the report, the graph and the JSON ----------------------
+
+@pytest.mark.parametrize("text,error", [
+    ("x = torch.ones(3, requires_grad=True)\nx.requires_grad = torch.ones(3)\n",
+     "2:1: RuntimeError: requires_grad must be a bool"),
+    ("x = torch.ones(3)\nx.data = [1.0]\n", "2:1: TypeError: Variable data has to be a tensor, but got list"),
+    ("x = torch.ones(3)\nx.grad = torch.ones(2)\n",
+     "2:1: RuntimeError: attempting to assign a gradient of size '[2]' to a tensor of size '[3]'"),
+    ("x = torch.tensor([2**63])\n", "1:5: ValueError: Overflow when unpacking long long"),
+    ("x = torch.tensor([10**4000])\ny = x * x\n", "1:5: ValueError: Overflow when unpacking long long"),
+    ("n = torch.Size([10**30000] * 20).numel()\n", "1:5: ValueError: Overflow when unpacking long long"),
+    ("x = torch.Tensor.add(1, 2)\n",
+     "1:5: TypeError: descriptor 'add' for 'torch._C.TensorBase' objects doesn't apply to a 'int' object"),
+    ("n = torch.Size.numel([10**30000] * 20)\n",
+     "1:5: TypeError: descriptor 'numel' for 'torch.Size' objects doesn't apply to a 'list' object"),
+])
+@pytest.mark.parametrize("command", [("run",), ("run", "--json"), ("graph",)])
+def test_program_made_state_is_checked_where_it_is_made(tmp_path, text, error, command):
+    proc, _ = autodiff(*command, write(tmp_path, "state.tg", text))
+    clean(proc, 1, f"state.tg:{error}")
+
+
+def test_a_lone_surrogate_under_json_fails_at_its_print_as_in_python(tmp_path):
+    program = write(tmp_path, "s.tg", "print('ok')\nprint('\\ud800')\n")
+    proc, _ = autodiff("run", "--json", program)
+    document = json.loads(proc.out)
+    assert document["output"] == "ok\n" and document["error"]["class"] == "UnicodeEncodeError"
+    assert document["error"]["line"] == 2 and proc.returncode == 1
+    program = write(tmp_path, "m.tg", "assert False, 'bad \\ud800'\n")
+    proc, _ = autodiff("run", "--json", program)  # a surrogate in an error message
+    assert json.loads(proc.out)["error"]["message"] == "bad \ud800"
+
+
+def test_a_bad_escape_in_the_repl_keeps_the_session():
+    proc, _ = autodiff("repl", stdin='x = "\\N"\n1 + 1\n')
+    clean(proc, 0, "SyntaxError: (unicode error)")
+    assert "2\n" in proc.out
+
+
+@pytest.mark.parametrize("make", ["binary", "folder"])
+def test_a_broken_golden_fails_its_case_and_the_run_goes_on(tmp_path, make):
+    for name in ("seed_scalar_derivative", "retain_grad"):
+        for suffix in (".tg", ".out"):
+            shutil.copy(SAMPLES / f"{name}{suffix}", tmp_path)
+    broken = tmp_path / "retain_grad.out"
+    broken.unlink()
+    if make == "binary":
+        broken.write_bytes(bytes(range(256)))
+    else:
+        broken.mkdir()
+    report = tmp_path / "r.xml"
+    proc, _ = autodiff("test", tmp_path, "--junit-xml", report)
+    clean(proc, 1)
+    reason = "not UTF-8 text" if make == "binary" else "Is a directory"
+    assert f"FAILED {tmp_path}/retain_grad.tg: cannot read {broken}: {reason}" in proc.out
+    assert proc.out.splitlines()[-1] == "1 passed, 1 failed"
+    assert ET.parse(report).getroot().get("tests") == "2"
+
+
+def test_a_program_that_crashes_the_tool_fails_alone(tmp_path):
+    # deep recursion inside C code (a repr nested 100,000 levels) is the kind of input that
+    # could crash an interpreter: whatever happens to that program, the others run
+    write(tmp_path, "deep.tg", "a = []\nfor i in range(100000):\n    a = [a]\nprint(a)\n")
+    write(tmp_path, "deep.out", "")
+    for suffix in (".tg", ".out"):
+        shutil.copy(SAMPLES / f"seed_scalar_derivative{suffix}", tmp_path)
+    proc, _ = autodiff("test", tmp_path, "--json")
+    summary = json.loads(proc.out)
+    assert (summary["passed"], summary["failed"]) == (1, 1) and proc.returncode == 1
+
+
+# --- limits hold for every producer, not three operators ----------------------------------
+
+@pytest.mark.parametrize("text", [
+    "x = torch.ones(1).expand(20000, 20000).exp()",
+    "x = torch.ones(1).expand(20000, 20000).clone()",
+    "x = torch.where(torch.ones(20000, 1) > 0, torch.ones(1, 20000), 0.0)",
+    "x = f\"{'':>1000000000}\"",
+    "x = '%*d' % (10**9, 1)",
+    "x = '{:>1000000000}'.format(1)",
+    "s = 'a' * 10**7\nx = s + s",
+    "s = 'a' * 10**6\nx = ''.join([s] * 11)",
+    "s = 'a' * 10**4\nx = s.replace('', s)",
+])
+def test_sizes_are_bounded_whatever_makes_them(tmp_path, text):
+    proc, seconds = autodiff("run", write(tmp_path, "big.tg", text + "\n"), "--max-memory", "100M")
+    clean(proc, LIMIT, "big.tg:", "MemoryError")
+    assert seconds < 10
+
+
+# --- linear time -----------------------------------------------------------------------------
+
+def test_a_long_power_chain_parses_in_linear_time(tmp_path):
+    program = write(tmp_path, "pow.tg", "x = " + " ** ".join(["1"] * 10_000) + "\n")  # 50 KB
+    proc, seconds = autodiff("run", program)
+    clean(proc, 2, "SyntaxError: expression nested too deeply")
+    assert seconds < 5
+
+
+def test_ten_thousand_lines_report_in_linear_time(tmp_path):
+    text = "x = torch.tensor(1.0, requires_grad=True)\n" + "".join(
+        f"t{i} = (x * {i}).detach()\n" if i % 2 else f"t{i} = x * {i}\n" for i in range(2, 10_002))
+    proc, seconds = autodiff("run", "--json", write(tmp_path, "lines.tg", text + "t2.backward()\n"))
+    assert proc.returncode == 0 and seconds < 20
+    reasons = {t["name"]: t["grad_none_reason"] for t in json.loads(proc.out)["tensors"]}
+    assert reasons["t3"] == "made by detach(): cut from the graph, so it has no gradient"
+
+
+DEEP = "x = torch.tensor(1.0, requires_grad=True)\ny = x\nfor i in range(6000):\n" \
+       "    y = y * 1.0001\ny.backward()\n"
+
+
+def test_the_tree_of_a_deep_chain_is_drawn_in_linear_time(tmp_path):
+    proc, seconds = autodiff("graph", write(tmp_path, "deep.tg", DEEP))
+    assert proc.returncode == 0 and seconds < 20
+    assert proc.out.splitlines()[-1] == ("(the tree stops at 100 levels: -f json or -f dot "
+                                         "shows every node)")
+    assert max(len(line) for line in proc.out.splitlines()) <= 100  # the terminal's width
+
+
+def test_explain_skips_the_jacobian_of_a_large_output(tmp_path):
+    program = write(tmp_path, "jac.tg", "x = torch.ones(2000, requires_grad=True)\ny = x * 2\n"
+                                        "y.backward(torch.ones(2000))\n")
+    proc, seconds = autodiff("explain", program)
+    assert proc.returncode == 0 and seconds < 20
+    assert "J is not shown: the output has 2,000 elements" in proc.out
+
+
+def test_check_samples_many_leaves_and_says_so(tmp_path):
+    text = "".join(f"w{i} = torch.tensor([0.{i % 10}, 1.0], requires_grad=True)\n"
+                   for i in range(200))
+    text += "loss = 0\n" + "".join(f"loss = loss + (w{i} * w{i}).sum()\n" for i in range(200))
+    proc, seconds = autodiff("check", write(tmp_path, "leaves.tg", text + "loss.backward()\n"))
+    assert proc.returncode == 0, proc.out + proc.err
+    assert seconds < 30 and "note: the program makes 200 leaves; an even sample of" in proc.out
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_graphviz_runs_under_the_deadline(tmp_path):
+    proc, seconds = autodiff("graph", write(tmp_path, "deep.tg", DEEP), "-o", tmp_path / "g.svg",
+                             "--timeout", "1")
+    assert seconds < 1 + 1 + START
+    assert proc.returncode in (0, LIMIT) and "Traceback" not in proc.err
+
+
+# --- check and diagnostics ------------------------------------------------------------------
+
+def test_check_fails_a_nan_gradient(tmp_path):
+    program = write(tmp_path, "nan.tg", "x = torch.ones(3, requires_grad=True)\n"
+                                        "y = 0 * torch.log(x - x)\ny.sum().backward()\n")
+    proc, _ = autodiff("check", program)
+    assert proc.returncode == 1 and "NaN gradient: x" in proc.out and "leaves ok" not in proc.out
+
+
+def test_a_line_separator_in_a_comment_keeps_the_quoted_line(tmp_path):
+    program = write(tmp_path, "sep.tg", "x = 1  # one\u2028two\ny = nope\n")
+    proc, _ = autodiff("run", program)
+    clean(proc, 1, "sep.tg:2:5: NameError: name 'nope' is not defined\n    y = nope\n")
