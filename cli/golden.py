@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
@@ -49,6 +49,7 @@ class Expected:
 
     stdout: str | None
     error: str | None
+    hints: str = field(default="", compare=False)  # the hint block after the error (stderr)
 
 
 @dataclass
@@ -149,6 +150,7 @@ def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple
     """Run a program as `autodiff run --quiet` does; its actual output, and its warnings."""
     from autodiff.interpreter import run_source
     from autodiff.interpreter.reference import normalize_addresses
+    from autodiff.parser.hints import hint_block
 
     from .source import load_source
 
@@ -161,7 +163,8 @@ def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple
     out, err = Capture(), io.StringIO()
     result = run_source(source.text, source.filename, out=out, err=err, timeout=timeout)
     error = None if result.error is None else _error_line(result.error)
-    return Expected(normalize_addresses(out.getvalue()), error), err.getvalue()
+    hints = "" if result.error is None else hint_block(result.error, source.text)
+    return Expected(normalize_addresses(out.getvalue()), error, hints), err.getvalue()
 
 
 def unified_diff(expected: str, actual: str, expected_name: str, actual_name: str) -> str:
@@ -188,7 +191,7 @@ def _compare(program: Path, want: Expected, got: Expected) -> tuple[str, str]:
             reasons.append(f"error differs from {err_path}")
         diffs.append(unified_diff(f"{want.error}\n" if want.error is not None else "",
                                   f"{got.error}\n" if got.error is not None else "",
-                                  str(err_path), f"{program} error"))
+                                  str(err_path), f"{program} error") + got.hints)
     return "; ".join(reasons), "".join(diffs)
 
 

@@ -39,9 +39,15 @@ class ToolError(Exception):
     """Something outside the program failed (Graphviz missing, an unwritable file)."""
 
 
-def describe(error: TgError, source: str | None) -> str:
-    """The diagnostic text: `FILE:LINE:COL: Class: message`, source line and caret."""
-    return error.render(source) if source is not None else error.headline()
+def describe(error: TgError, source: str | None, scope: dict | None = None) -> str:
+    """The diagnostic text: `FILE:LINE:COL: Class: message`, source line and caret, then
+    the hints (parser/hints.py) on the lines after it; `scope`, the program's variables
+    when the caller has them (a live session), lets a hint name their values."""
+    from autodiff.parser.hints import hint_block
+
+    text = error.render(source) if source is not None else error.headline()
+    hints = hint_block(error, source, scope)
+    return text + "\n" + hints.rstrip("\n") if hints else text
 
 
 class Terminated(BaseException):
@@ -102,7 +108,7 @@ def _report(exc: BaseException, err: TextIO, subject: str | None) -> int | None:
         err.write(describe(exc.error, exc.source) + "\n")
         return exc.error.exit_code
     if isinstance(exc, TgError):  # raised before any source was read (missing file, bad bytes)
-        err.write(exc.headline() + "\n")
+        err.write(describe(exc, None) + "\n")
         return exc.exit_code
     if isinstance(exc, UsageError):
         err.write(f"autodiff: error: {exc}\n")

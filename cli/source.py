@@ -49,18 +49,21 @@ def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:
         raise TgError("MemoryError", f"the program is larger than {MAX_SOURCE_BYTES:,} bytes, the "
                       "limit for .tg programs", filename=filename, exit_code=EXIT_LIMIT)
     if b"\x00" in data:
-        raise _file_error(filename, "source code cannot contain null bytes", "SyntaxError")
+        error = _file_error(filename, "source code cannot contain null bytes", "SyntaxError")
+        error.raw = data  # UTF-16 (Windows Notepad's "Unicode") is full of them
+        raise error
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        raise TgError("SyntaxError",
-                      f"(unicode error) 'utf-8' codec can't decode byte {data[exc.start]:#04x} "
-                      f"in position {exc.start}: {exc.reason}",
-                      filename=filename, line=line, col=1) from None
+        error = TgError("SyntaxError",
+                        f"(unicode error) 'utf-8' codec can't decode byte {data[exc.start]:#04x} "
+                        f"in position {exc.start}: {exc.reason}",
+                        filename=filename, line=line, col=1)
+        error.raw = data  # the hint says which encoding it is in (parser/source_hints.py)
+        raise error from None
     return LoadedSource(text.replace("\r\n", "\n").replace("\r", "\n"), filename)
 
 
 def _file_error(path: str, reason: str, error_class: str = "OSError") -> TgError:
-    return TgError(error_class, f"can't open file '{path}': {reason}" if error_class == "OSError"
-                   else reason, filename=path, line=0, col=0, exit_code=EXIT_SYNTAX)
+    return TgError(error_class, reason, filename=path, line=0, col=0, exit_code=EXIT_SYNTAX)

@@ -117,7 +117,10 @@ class Program:
         except RecursionError:  # Python's own limit, outside any positioned node
             error = TgError("RecursionError", "maximum recursion depth exceeded",
                             filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)
-        return RunResult(dict(self.globals), error, dict(self.assigned_lines))
+        result = RunResult(dict(self.globals), error, dict(self.assigned_lines))
+        if error is not None:
+            error.scope = result.globals  # the values a hint may name (parser/hints.py)
+        return result
 
 
 class _gc_for_graphs:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from .display import caret_line  # columns as a terminal shows them (CJK text: two each)
+
 EXIT_SYNTAX = 2  # syntax errors and unsupported constructs
 EXIT_RUNTIME = 1  # errors raised while the program runs
 EXIT_LIMIT = 3  # a resource limit stopped it: time, memory, input, integer or string size
@@ -53,8 +55,11 @@ class TgError(Exception):
         return self
 
     def headline(self) -> str:
+        if self.line <= 0 and self.error_class == "OSError":  # the file itself, as a shell says it
+            return f"{self.filename}: {self.message}"
         tail = f": {self.message}" if self.message else ""  # a bare `AssertionError`, as Python shows it
-        return f"{self.filename}:{self.line}:{self.col}: {self.error_class}{tail}"
+        where = f"{self.filename}:{self.line}:{self.col}" if self.line > 0 else self.filename
+        return f"{where}: {self.error_class}{tail}"
 
     def render(self, source: str) -> str:
         """`FILE:LINE:COL: Class: message`, the source line, and a caret line under the span."""
@@ -69,9 +74,7 @@ class TgError(Exception):
         elif self.end_line is not None and self.end_line > self.line:
             width = max(len(text.rstrip()) - col + 1, 1)  # span continues on later lines
         text, col, width = _window(text, col, width)
-        # keep tabs so the caret lines up under tab-indented code
-        pad = "".join(ch if ch == "\t" else " " for ch in text[: col - 1])
-        return f"{self.headline()}\n    {text}\n    {pad}{'^' * width}"
+        return f"{self.headline()}\n    {text}\n    {caret_line(text, col, width)}"
 
 
 MAX_QUOTED = 240  # characters of a source line a diagnostic quotes: a line can be megabytes

@@ -108,9 +108,10 @@ def translate(exc: UnexpectedCharacters | UnexpectedToken, source: str, filename
         found = _unsupported_word(text, col - 1)
         if found:
             return err("SyntaxError", found, line, col)
-        if ch == "$" or ch == "?" or ch == "`" or ch == "!" or not ch.isprintable() or ord(ch) > 127:
-            return err("SyntaxError", f"invalid character {ch!r} (U+{ord(ch):04X})" if ch else "invalid syntax",
-                       line, col)
+        if ch and not ch.isprintable():  # Python's words for an ideographic space, a control byte
+            return err("SyntaxError", f"invalid non-printable character U+{ord(ch):04X}", line, col)
+        if ch and (ch in "$?`!" or ord(ch) > 127):
+            return err("SyntaxError", f"invalid character {ch!r} (U+{ord(ch):04X})", line, col)
         return err("SyntaxError", "invalid syntax", line, col)
 
     tok = exc.token

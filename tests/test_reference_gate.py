@@ -24,6 +24,7 @@ from autodiff.interpreter.reference import (
     torch_available,
 )
 from autodiff.interpreter.reference_gate import check_program, language_surface
+from autodiff.parser.display import text_width
 
 ROOT = Path(__file__).resolve().parent.parent
 EXE = shutil.which("autodiff")
@@ -90,8 +91,11 @@ def _assert_refused(exc: ReferenceRefused, says: str, caret: str, marker: Path) 
     text = str(exc)
     headline, line, carets = text.split("\n")
     assert headline.startswith("evil.tg:") and says in headline, text
-    start = len(carets) - len(carets.lstrip())
-    assert line[start:start + len(carets.strip())] == caret, text
+    # the carets sit under `caret` in terminal columns (a full-width letter takes two)
+    start, width = len(carets) - len(carets.lstrip()), len(carets.strip())
+    index = next(i for i in range(len(line) + 1) if text_width(line[:i]) >= start)
+    assert text_width(line[:index]) == start and line[index:].startswith(caret), text
+    assert text_width(caret) == width, text
     assert not marker.exists(), "the program ran"
 
 
