@@ -54,7 +54,7 @@ class Session:
         else:
             error = self.program.run(text, out, err)
             if error is not None:
-                err.write(describe(error, text) + "\n")
+                err.write(describe(error, text, scope=self.program.globals) + "\n")
         return out.getvalue(), err.getvalue()
 
     def command(self, text: str, out: TextIO, err: TextIO) -> None:
