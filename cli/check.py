@@ -277,7 +277,7 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
             for label, value in zip(_COLUMNS[1:4], row[1:4]):
                 console.print(f"  {label:<10} {value}")
     if result.leaves_total > len(result.leaves):
-        notes.append(f"the program makes {result.leaves_total:,} leaves; an even sample of "
+        notes.append(f"note: the program makes {result.leaves_total:,} leaves; an even sample of "
                      f"{len(result.leaves):,} was checked (each checked element re-runs the "
                      "program twice, so the check samples leaves and elements to stay within "
                      f"about {MAX_TOTAL:,} elements and {TIME_BUDGET:g} s)")

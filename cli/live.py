@@ -103,7 +103,15 @@ class LiveProgram:
                 self.trace.assigned_lines.setdefault(name, line + offset)
             self.trace.source = LoadedSource("\n".join(self.lines) + "\n", FILENAME)
             if value is not _NOTHING and value is not None:
-                out.write(repr(value) + "\n")
+                try:  # the program's object, shown outside the program: its errors are its own
+                    out.write(repr(value) + "\n")
+                except RecursionError:
+                    error = TgError("RecursionError", "maximum recursion depth exceeded while "
+                                    "getting the repr of an object", filename=FILENAME, line=1,
+                                    col=1, exit_code=EXIT_RUNTIME)
+                except Exception as exc:  # noqa: BLE001 - as Python's REPL: the input ran
+                    error = TgError(type(exc).__name__, str(exc), filename=FILENAME, line=1,
+                                    col=1, exit_code=EXIT_RUNTIME)
         return error
 
     def names(self) -> list[str]:

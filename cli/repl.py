@@ -40,6 +40,7 @@ class Session:
     def __init__(self, *, no_color: bool = True, limits=None) -> None:
         self.program = LiveProgram(limits)
         self.no_color = no_color
+        self.limits = limits
 
     def submit(self, text: str) -> tuple[str, str]:
         """(stdout, stderr) for one input (a statement, a block or a `:` command)."""
@@ -52,10 +53,32 @@ class Session:
         elif stripped in ("exit", "quit"):
             out.write(f"Use {stripped}() or Ctrl-D (i.e. EOF) to exit\n")
         else:
+            stopped = self._probe(text)
+            if stopped is not None:
+                return "", stopped
             error = self.program.run(text, out, err)
             if error is not None:
                 err.write(describe(error, text, scope=self.program.globals) + "\n")
         return out.getvalue(), err.getvalue()
+
+    def _probe(self, text: str) -> str | None:
+        """Run the input first in a watched child holding a copy of the session (a fork):
+        an input that loops in C code or outgrows the limits is killed there and dropped,
+        and the session goes on untouched. None when the input may run here for real."""
+        if self.limits is None:
+            return None
+        from .guard import Lost, call_in_child
+        from .limits import process_limits
+
+        def trial() -> bool:
+            self.program.run(text, io.StringIO(), io.StringIO())
+            return True
+
+        try:
+            call_in_child(trial, process_limits(self.limits))
+        except Lost as lost:
+            return lost.describe("<stdin>") + "\n"
+        return None
 
     def command(self, text: str, out: TextIO, err: TextIO) -> None:
         word, _, argument = text.partition(" ")
@@ -164,7 +187,7 @@ class Completer:
         program = self.session.program
         if "." not in text:
             pool = [*program.names(), *program.builtins, "help", "exit()", "quit()"]
-            return sorted({n for n in pool if n.startswith(text) and not private(n)})
+            return sorted({n for n in pool if n.startswith(text) and not n.startswith("_")})
         head, _, tail = text.rpartition(".")
         parts = head.split(".")
         obj = program.globals.get(parts[0], program.builtins.get(parts[0]))
@@ -175,7 +198,9 @@ class Completer:
         if obj is None:
             return []
         names = public_names(obj) or {n for n in dir(obj) if default_policy(obj, n)}
-        return sorted(f"{head}.{n}" for n in names if n.startswith(tail) and not private(n))
+        # (`_version` reads, but completion offers no '_' name: none is the user's to reach for)
+        return sorted(f"{head}.{n}" for n in names if n.startswith(tail)
+                      and not n.startswith("_"))
 
     def complete(self, text: str, state: int) -> str | None:
         if state == 0:
