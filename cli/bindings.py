@@ -19,7 +19,7 @@ import weakref
 from typing import Any, NamedTuple, TextIO
 
 from autodiff.engine.tensor import Tensor
-from autodiff.interpreter import Program, RunResult
+from autodiff.interpreter import Program, RunResult, bound_names
 from autodiff.interpreter.expressions import Context
 from autodiff.interpreter.statements import compile_block
 from autodiff.parser import ast, parse
@@ -57,27 +57,10 @@ class BindingLog(dict):
 def assignment_lines(stmt: ast.Node) -> dict[str, int]:
     """name -> the line assigning it within `stmt`, for names assigned exactly once there
     (function bodies are their own scope: skipped)."""
-    found: dict[str, list[int]] = {}
-
-    def note(target: ast.Node) -> None:
-        if isinstance(target, ast.Name):
-            found.setdefault(target.id, []).append(target.line)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                note(element)
-
-    stack = [stmt]
-    while stack:
-        s = stack.pop()
-        if isinstance(s, ast.Assign):
-            for target in s.targets:
-                note(target)
-        elif isinstance(s, (ast.AugAssign, ast.For)):
-            note(s.target)
-        if not isinstance(s, ast.FunctionDef):
-            for child in ("body", "orelse"):
-                stack.extend(getattr(s, child, ()) or ())
-    return {name: lines[0] for name, lines in found.items() if len(set(lines)) == 1}
+    found: dict[str, set[int]] = {}
+    for name, line in bound_names((stmt,)):
+        found.setdefault(name, set()).add(line)
+    return {name: min(lines) for name, lines in found.items() if len(lines) == 1}
 
 
 class WatchedProgram(Program):

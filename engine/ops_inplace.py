@@ -9,6 +9,7 @@ indexed write through a view, FillBackward3 or CopyBackwards for a whole-tensor 
 from __future__ import annotations
 
 import builtins
+import inspect
 
 import numpy as np
 
@@ -209,7 +210,13 @@ def inplace_method(fn, name):
     ufunc = _INPLACE_UFUNCS.get(fn)
     floating = fn is div
 
-    def method(a, b):
+    keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
+
+    def method(a, b, **options):
+        if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
+            for key in options.keys() - keywords:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            return inplace(a, fn(a, b, **options))
         target = a.array
         if ufunc is not None and not current().grad_enabled and type(target) is np.ndarray \
                 and target.flags.writeable:

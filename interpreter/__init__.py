@@ -8,7 +8,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
 from autodiff.parser import ast, parse
 from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
@@ -172,13 +172,22 @@ def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = N
 def first_assignments(body: tuple) -> dict[str, int]:
     """Line of the first assignment of each top-level name, in source order."""
     lines: dict[str, int] = {}
+    for name, line in bound_names(body):
+        lines.setdefault(name, line)
+    return lines
 
-    def note(target: ast.Node) -> None:
+
+def bound_names(body) -> Iterator[tuple[str, int]]:
+    """(name, line) for each name a statement list binds (assignment, augmented assignment,
+    for, def, class, import, with-as), in source order; a def's or class's body is its own
+    scope and is skipped."""
+
+    def targets(target: ast.Node) -> Iterator[tuple[str, int]]:
         if isinstance(target, ast.Name):
-            lines.setdefault(target.id, target.line)
+            yield target.id, target.line
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
-                note(elt)
+                yield from targets(elt)
 
     # an explicit stack in source order, not recursion: an `elif` chain nests If nodes
     pending = list(reversed(body))
@@ -186,23 +195,22 @@ def first_assignments(body: tuple) -> dict[str, int]:
         s = pending.pop()
         if isinstance(s, ast.Assign):
             for t in s.targets:
-                note(t)
+                yield from targets(t)
         elif isinstance(s, (ast.AugAssign, ast.For)):
-            note(s.target)
+            yield from targets(s.target)
         elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            lines.setdefault(s.name, s.line)
+            yield s.name, s.line
         elif isinstance(s, ast.Import):
-            lines.setdefault(s.asname or s.module.split(".")[0], s.line)
+            yield s.asname or s.module.split(".")[0], s.line
         elif isinstance(s, ast.ImportFrom):
             for name, asname in s.names:
                 if name != "*":
-                    lines.setdefault(asname or name, s.line)
+                    yield asname or name, s.line
         elif isinstance(s, ast.With) and s.name:
-            lines.setdefault(s.name, s.line)
+            yield s.name, s.line
         if not isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             for handler in reversed(getattr(s, "handlers", ()) or ()):
                 pending.extend(reversed(handler.body))
             pending.extend(reversed(getattr(s, "finalbody", ()) or ()))
             pending.extend(reversed(getattr(s, "orelse", ()) or ()))
             pending.extend(reversed(getattr(s, "body", ()) or ()))
-    return lines

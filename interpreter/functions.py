@@ -48,6 +48,8 @@ def make_function(rt: Runtime, name: str, qualname: str, sig: Signature, default
     def bound(args: tuple, kwargs: dict) -> dict:
         return bind(qualname, sig, defaults, kwdefaults, args, kwargs)
 
+    # two copies, not one with `if env is not None:` inside: a call is the interpreter's
+    # hottest path, and most functions close over nothing
     if env is None:
         def tg_function(*args: Any, **kwargs: Any) -> Any:
             if len(args) == nparams and not kwargs:
