@@ -190,7 +190,12 @@ def _attach_node(out, op, inputs, params, cls, node_class) -> None:
         if type(t) is cls:
             array = t.array
             meta.append((array.shape, array.dtype))
-            edges.append(edge_to(t) if t.requires_grad else _NO_EDGE)
+            if not t.requires_grad:
+                edges.append(_NO_EDGE)
+            elif type(t.grad_fn) is Node:  # edge_to's usual case, written out
+                edges.append((t.grad_fn, 0))
+            else:
+                edges.append(edge_to(t))
         else:
             meta.append(None)
             edges.append(_NO_EDGE)
@@ -282,9 +287,17 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
     """
     session = current()
     observe = session.observers.backward_step
-    kept = [(edge, g) for edge, g in zip(roots, grads) if edge[0] is not None]
-    roots, grads = [edge for edge, _ in kept], [g for _, g in kept]  # (no accumulator: nowhere)
-    root_nodes = [node for node, _ in roots]
+    pending: dict = {}
+    root_nodes = []
+    for edge, g in zip(roots, grads):
+        node, nr = edge
+        if node is None:
+            continue  # a view without accumulator: its gradient goes nowhere
+        root_nodes.append(node)
+        if type(node) is MultiNode:
+            _deliver_to_output(pending, node, nr, g)
+        else:
+            pending[node] = pending[node] + g if node in pending else g
     counts = _dependencies(root_nodes)
     targets = capture if capture is not None else inputs
     needed = expand = None
@@ -295,12 +308,6 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
         expand = {node for node in needed
                   if (inputs is not None and node in inputs)
                   or any(c in needed for c, _ in node.next_functions if c is not None)}
-    pending: dict = {}
-    for (node, nr), g in zip(roots, grads):
-        if type(node) is MultiNode:
-            _deliver_to_output(pending, node, nr, g)
-        else:
-            pending[node] = pending[node] + g if node in pending else g
     ready = []
     sinks = []  # AccumulateGrad nodes run as soon as they are ready (torch's top priority)
     for node in pending:
@@ -313,23 +320,32 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
     previous_mode = session.grad_enabled
     session.grad_enabled = create_graph
     sum_to, cast = rules.sum_to, rules.cast
+    pop_ready = heapq.heappop
+    push_ready = heapq.heappush
     try:
-        while ready or sinks:
-            node = sinks.pop() if sinks else heapq.heappop(ready)[1]
+        while True:
+            if sinks:
+                node = sinks.pop()
+                g = pending.pop(node)
+                if node.hooks:
+                    g = _run_hooks(node, g)
+                if capture is not None:  # autograd.grad never touches .grad
+                    if node in capture:
+                        capture[node] = g
+                elif inputs is None or node in inputs:
+                    if observe is not None:
+                        observe(node, g, None)
+                    accumulate(node.variable, g, rules, create_graph)
+                continue
+            if not ready:
+                break
+            node = pop_ready(ready)[1]
             g = pending.pop(node)
             if node.hooks:
                 g = _run_hooks(node, g)
             if capture is not None:
                 if node in capture:
                     capture[node] = g
-                if type(node) is AccumulateGrad:
-                    continue  # autograd.grad never touches .grad
-            elif type(node) is AccumulateGrad:
-                if inputs is None or node in inputs:
-                    if observe is not None:
-                        observe(node, g, None)
-                    accumulate(node.variable, g, rules, create_graph)
-                continue
             elif node.retained is not None:
                 _accumulate_retained(node, g, rules, create_graph)
             if expand is not None and node not in expand:
@@ -347,7 +363,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                 shape, dtype = meta
                 if gi.shape != shape:
                     gi = sum_to(gi, shape)
-                if gi.dtype != dtype:
+                kind = gi.dtype
+                if kind is not dtype and kind != dtype:
                     gi = cast(gi, dtype)
                 if type(child) is MultiNode:
                     _deliver_to_output(pending, child, nr, gi)
@@ -361,7 +378,7 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                     if type(child) is AccumulateGrad:
                         sinks.append(child)
                     else:
-                        heapq.heappush(ready, (-child.seq, child))
+                        push_ready(ready, (-child.seq, child))
     finally:
         session.grad_enabled = previous_mode
 
@@ -397,15 +414,17 @@ def apply_rule(node, g, rules, create_graph):
         args = _NONES[len(node.next_functions)]
     else:
         versions = node.versions
+        if versions is None:  # none was recorded: all 0
+            versions = _ZEROS if len(saved) <= len(_ZEROS) else (0,) * len(saved)
         arrays = []
         for j, value in enumerate(saved):
-            if type(value) not in NUMBERS and value is not None:
-                vc = value._vc  # only a tensor changed in place has a counter
-                if vc is not None and vc[0] != (0 if versions is None else versions[j]):
-                    _check_versions(node)  # it moved on: is it read, and by a rule that runs?
-                arrays.append(value.array)
-            else:
+            if type(value) in NUMBERS or value is None:
                 arrays.append(value)
+                continue
+            vc = value._vc  # only a tensor changed in place has a counter
+            if vc is not None and vc[0] != versions[j]:
+                _check_versions(node)  # it moved on: is it read, and by a rule that runs?
+            arrays.append(value.array)
         args = saved if create_graph else arrays
     out = node.out
     if out is not None and node.out_version[0] != 0:
@@ -422,12 +441,18 @@ def apply_rule(node, g, rules, create_graph):
         return [None if child is None else vjp(rules, g, out, *args, position=i, **params)
                 for i, (child, _) in enumerate(node.next_functions)]
     grads = []
-    for (child, _), vjp in zip(node.next_functions, op.vjps):
-        grads.append(None if child is None or vjp is None else vjp(rules, g, out, *args, **params))
+    if params:
+        for (child, _), vjp in zip(node.next_functions, op.vjps):
+            grads.append(None if child is None or vjp is None
+                         else vjp(rules, g, out, *args, **params))
+    else:  # (most ops have no parameters: a call without ** is cheaper)
+        for (child, _), vjp in zip(node.next_functions, op.vjps):
+            grads.append(None if child is None or vjp is None else vjp(rules, g, out, *args))
     return grads
 
 
 _NO_PARAMS: dict = {}
+_ZEROS = (0,) * 64
 _NONES = [(None,) * n for n in range(70)]
 
 
@@ -491,7 +516,7 @@ def accumulate(tensor, g, rules, create_graph: bool) -> None:
         g = rules.gradient(g)
         tensor._grad = rules.first_grad(g) if grad is None else grad + g
         return
-    if type(g) not in (np.ndarray,) and hasattr(g, "array"):
+    if type(g) is not np.ndarray and hasattr(g, "array"):
         g = g.array
     cls = type(tensor)
     if grad is None:

@@ -58,7 +58,8 @@ def binary(a, b, floating: bool = False):
     kind = type(b)
     if kind is type(a):
         y = b.array
-        if y.dtype == dt and (not floating or dt.kind == "f"):
+        other = y.dtype  # (dtype objects are shared: `is` settles the usual case quickly)
+        if (other is dt or other == dt) and (not floating or dt.kind == "f"):
             if x.shape != y.shape:
                 check_broadcast(x.shape, y.shape, dt)
             return x, y, dt
@@ -79,7 +80,8 @@ def c_order(out):
 
 
 def finish(out, dt):
-    return out if out.dtype == dt else out.astype(dt)
+    have = out.dtype
+    return out if have is dt or have == dt else out.astype(dt)
 
 
 _BROADCASTS: set = set()  # shape pairs already checked: loops meet the same ones

@@ -221,9 +221,10 @@ def matmul(a, b):
 
 def _column_major(x) -> bool:
     """torch's test in the backward of a matrix product: strides (1, rows), e.g. a weight.t()."""
-    x = getattr(x, "array", x)  # (the rules see arrays, or tensors under create_graph)
-    strides = getattr(x, "strides", None)
-    return strides is not None and strides[0] == x.itemsize and strides[1] == x.shape[0] * x.itemsize
+    if type(x) is not np.ndarray:
+        x = x.array  # (the rules see arrays, or tensors under create_graph)
+    strides, size = x.strides, x.itemsize
+    return strides[0] == size and strides[1] == x.shape[0] * size
 
 
 def _addmm_mat1(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
