@@ -332,7 +332,7 @@ def check_path(path: str, *, eps: float = 1e-6, no_color: bool = False,
             render_check(result, out, no_color=no_color)
         return EXIT_OK if result.ok else EXIT_FAILED
 
-    return guarded(action, err, subject=display_name(path))
+    return guarded(action, err, subject=display_name(path), no_color=no_color)
 
 
 __all__ = ["check_source", "check_path", "render_check", "CheckResult", "LeafCheck",

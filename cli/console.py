@@ -14,6 +14,7 @@ from rich.theme import Theme
 THEME = Theme({
     "name": "bold cyan", "op": "magenta", "leaf": "green", "dim": "dim",
     "ok": "bold green", "fail": "bold red", "warn": "yellow", "value": "default",
+    "grad": "bold",  # what a learner came to see: brighter than the values around it
     "error": "bold red",
 })
 

@@ -303,4 +303,4 @@ def explain_path(path: str, *, root: str | None = None, call: int | None = None,
             trace.raise_error()
         return EXIT_OK
 
-    return guarded(action, err, subject=display_name(path))
+    return guarded(action, err, subject=display_name(path), no_color=no_color)

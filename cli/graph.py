@@ -365,7 +365,7 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
 
     from .files import write_atomic
     from .limits import applied
-    from .outcome import EXIT_FAILED, describe
+    from .outcome import EXIT_FAILED, describe, write_diagnostic
     from .source import display_name, load_source
     from .trace import trace_source
 
@@ -403,13 +403,13 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
             else:
                 write_atomic(output, _TEXT_WRITERS[TEXT_SUFFIXES[suffix]](graph))
         if trace.error is not None:  # the drawing is out; now the error, as run shows it
-            err.write(describe(trace.error, trace.source.text) + "\n")
+            write_diagnostic(err, trace.error, describe(trace.error, trace.source.text), no_color)
         if output is not None:
             built = f", {PARTIAL}" if trace.error is not None else ""
             err.write(f"wrote {output} ({len(graph.nodes)} nodes{built})\n")
         return EXIT_OK if trace.error is None else max(trace.error.exit_code, EXIT_FAILED)
 
-    return guarded(action, err, subject=display_name(path))
+    return guarded(action, err, subject=display_name(path), no_color=no_color)
 
 
 _TEXT_WRITERS = {"dot": to_dot, "mermaid": to_mermaid, "json": to_json, "tree": tree_text}

@@ -19,7 +19,7 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report it
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED",
            "EXIT_RUNTIME", "EXIT_LIMIT", "Terminated", "internal_error_message",
-           "ProgramError", "UsageError", "ToolError", "describe", "guarded"]
+           "ProgramError", "UsageError", "ToolError", "describe", "guarded", "write_diagnostic"]
 
 
 class ProgramError(Exception):
@@ -68,10 +68,11 @@ def internal_error_message(detail: str, subject: str | None = None) -> str:
             "program: please report it, with the program file.")
 
 
-def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) -> int:
+def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None, *,
+            no_color: bool = False) -> int:
     """Run `action` and turn every failure into a message on `err` and an exit code.
     `subject` (the program's file) names where a limit stopped the work, or an internal error
-    happened, when no program line can."""
+    happened, when no program line can; `no_color` keeps a diagnostic plain on a terminal."""
     import signal
     import threading
 
@@ -80,7 +81,7 @@ def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) 
     try:
         return action()
     except BaseException as exc:  # noqa: BLE001 - each kind gets its message in _report
-        code = _report(exc, err, subject)
+        code = _report(exc, err, subject, no_color)
         if code is None:
             raise
         if exit_once_reported is not None:
@@ -99,16 +100,65 @@ def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) 
 exit_once_reported: Callable[[int], None] | None = None
 
 
-def _report(exc: BaseException, err: TextIO, subject: str | None) -> int | None:
+def write_diagnostic(err: TextIO, error: TgError, text: str, no_color: bool = False) -> None:
+    """`text`, the diagnostic of `error`, on `err`: on a terminal that takes colour (Rich
+    decides, NO_COLOR and TERM included) the error class and the caret stand out in red and
+    the hints in yellow; piped or redirected, the plain text, byte for byte."""
+    if no_color or not _is_terminal(err):  # the usual case decided without loading Rich
+        err.write(text + "\n")
+        return
+    from .console import draws_in_colour, make_console
+
+    console = make_console(err)
+    if not draws_in_colour(console):
+        err.write(text + "\n")
+        return
+    console.print(_coloured(error, text), end="\n")
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):  # a closed or file-less stream
+        return False
+
+
+def _coloured(error: TgError, text: str):
+    from rich.text import Text
+
+    lines = text.split("\n")
+    out = Text()
+    head = lines[0]
+    at = head.find(error.error_class) if error.error_class else -1
+    if at >= 0:
+        out.append(head[:at], style="bold")
+        out.append(error.error_class, style="error")
+        out.append(head[at + len(error.error_class):])
+    else:
+        out.append(head)
+    for number, line in enumerate(lines[1:], start=1):
+        out.append("\n")
+        # the caret line is the second after the headline: spaces and ^ or ~ only
+        if number == 2 and line.strip() and set(line.strip()) <= {"^", "~"}:
+            out.append(line, style="error")
+        elif number > 2 or (number == 2 and not line.startswith("    ")):
+            out.append(line, style="warn")
+        else:
+            out.append(line)
+    return out
+
+
+def _report(exc: BaseException, err: TextIO, subject: str | None,
+            no_color: bool = False) -> int | None:
     """Write the message for `exc` and return the exit code; None for what is not ours to
     report (SystemExit)."""
     from autodiff.interpreter.deadline import ProgramStopped
 
     if isinstance(exc, ProgramError):
-        err.write(describe(exc.error, exc.source) + "\n")
+        write_diagnostic(err, exc.error, describe(exc.error, exc.source), no_color)
         return exc.error.exit_code
     if isinstance(exc, TgError):  # raised before any source was read (missing file, bad bytes)
-        err.write(describe(exc, None) + "\n")
+        write_diagnostic(err, exc, describe(exc, None), no_color)
         return exc.exit_code
     if isinstance(exc, UsageError):
         err.write(f"autodiff: error: {exc}\n")

@@ -19,7 +19,7 @@ from typing import TextIO
 from autodiff.parser.diagnostics import TgError
 
 from .live import LiveProgram, incomplete
-from .outcome import EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded
+from .outcome import EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded, write_diagnostic
 
 BANNER = ("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
           "line; help for the commands; exit() or Ctrl-D quits.")
@@ -58,7 +58,7 @@ class Session:
                 return "", stopped
             error = self.program.run(text, out, err)
             if error is not None:
-                err.write(describe(error, text, scope=self.program.globals) + "\n")
+                write_diagnostic(err, error, describe(error, text, scope=self.program.globals))
         return out.getvalue(), err.getvalue()
 
     def _probe(self, text: str) -> str | None:
@@ -92,7 +92,7 @@ class Session:
         except (UsageError, ToolError) as exc:
             err.write(f"{word}: {exc}\n")
         except ProgramError as exc:
-            err.write(describe(exc.error, exc.source) + "\n")
+            write_diagnostic(err, exc.error, describe(exc.error, exc.source))
 
     def _graph(self, name: str | None, out: TextIO) -> None:
         from .graph import build_graph, render_tree

@@ -186,7 +186,7 @@ def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool 
             _field(console, "chain", e["chain"], "op")
         _field(console, "value", e["value"], "value")
         if e["grad"] is not None:
-            _field(console, "grad", e["grad"], "value")
+            _field(console, "grad", e["grad"], "grad")
         else:
             _field(console, "grad", f"None: {e['grad_none_reason']}", "dim")
 

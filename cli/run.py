@@ -34,7 +34,7 @@ def run_path(path: str, *, quiet: bool = False, out: TextIO | None = None,
         finally:
             out.flush()  # what the program printed is kept, whatever stopped it
 
-    return guarded(action, err, subject=display_name(path))
+    return guarded(action, err, subject=display_name(path), no_color=no_color)
 
 
 def _run_quiet(source: LoadedSource, out: TextIO, err: TextIO) -> int:

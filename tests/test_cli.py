@@ -233,6 +233,40 @@ def test_interrupt_exits_130_without_traceback() -> None:
     assert done.returncode == 130 and "Traceback" not in done.stderr
 
 
+def test_diagnostic_in_colour_on_a_terminal_only(monkeypatch, tmp_path) -> None:
+    """On a terminal the error class and the caret are red, the hint yellow; --no-color,
+    NO_COLOR or a pipe give the plain text, byte for byte."""
+    from autodiff.cli.run import run_path
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    program = tmp_path / "typo.tg"
+    program.write_text("import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).backwards()\n")
+    plain = io.StringIO()
+    assert run_path(str(program), out=io.StringIO(), err=plain) == 1
+    text = plain.getvalue()
+    assert "AttributeError" in text and "\x1b[" not in text
+    coloured = Terminal()
+    run_path(str(program), out=io.StringIO(), err=coloured)
+    shown = coloured.getvalue()
+    assert "\x1b[1;31mAttributeError\x1b[0m" in shown
+    caret = shown.splitlines()[2]
+    assert caret.startswith("\x1b[1;31m") and "^" in caret
+    assert re.sub(r"\x1b\[[0-9;]*m", "", shown) == text
+    quiet = Terminal()
+    run_path(str(program), out=io.StringIO(), err=quiet, no_color=True)
+    assert quiet.getvalue() == text
+    monkeypatch.setenv("NO_COLOR", "1")
+    off = Terminal()
+    run_path(str(program), out=io.StringIO(), err=off)
+    assert off.getvalue() == text
+
+
 def test_rich_decides_colour(monkeypatch) -> None:
     """Colour on a terminal; NO_COLOR turns it off only when non-empty (the convention)."""
     from autodiff.cli.console import draws_in_colour, make_console
