@@ -385,7 +385,7 @@ def run_all(tasks: Sequence[Callable[[], Any]], jobs: int, limits: ProcessLimits
                 i = waiting.pop()
                 child = Child(tasks[i], limits, returns=True, interruptible=False)
                 running[child.fd] = (i, child)
-            soonest = min(child.deadline for _, child in running.values())
+            soonest = min(child.deadline for _pid, child in running.values())
             ready = select.select(list(running), [], [], max(0.0, soonest - time.monotonic()))[0]
             for fd in ready:
                 i, child = running[fd]
@@ -399,7 +399,7 @@ def run_all(tasks: Sequence[Callable[[], Any]], jobs: int, limits: ProcessLimits
                     child.kill()
                     settle(i, child)
     except BaseException:
-        for _, child in running.values():
+        for _pid, child in running.values():
             child.kill()
         raise
     return results

@@ -56,7 +56,9 @@ def _supervised(subject: str, max_memory: str | None, timeout: float | None,
     try:
         checked = process_limits(limits)
     except UsageError as exc:
-        sys.stderr.write(f"autodiff: error: {exc}\n")
+        from autodiff.parser.i18n import _
+
+        sys.stderr.write(_("autodiff: error: {message}").format(message=exc) + "\n")
         return EXIT_USAGE
     limits.started = time.monotonic()
     return supervise(lambda: work(limits), checked, display_name(subject))

@@ -63,9 +63,13 @@ def _terminate(signum, frame):
 
 def internal_error_message(detail: str, subject: str | None = None) -> str:
     """The line for an exception of ours: never a traceback, always a request to report it."""
-    where = f" while running {subject}" if subject else ""
-    return (f"internal error{where}: {detail}. This is a bug in autodiff, not in the "
-            "program: please report it, with the program file.")
+    from autodiff.parser.i18n import _
+
+    text = _("internal error while running {subject}: {detail}. This is a bug in autodiff, not "
+             "in the program: please report it, with the program file.") if subject else _(
+        "internal error: {detail}. This is a bug in autodiff, not in the program: please "
+        "report it, with the program file.")
+    return text.format(subject=subject, detail=detail)
 
 
 def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None) -> int:
@@ -103,6 +107,7 @@ def _report(exc: BaseException, err: TextIO, subject: str | None) -> int | None:
     """Write the message for `exc` and return the exit code; None for what is not ours to
     report (SystemExit)."""
     from autodiff.interpreter.deadline import ProgramStopped
+    from autodiff.parser.i18n import _
 
     if isinstance(exc, ProgramError):
         err.write(describe(exc.error, exc.source) + "\n")
@@ -111,22 +116,22 @@ def _report(exc: BaseException, err: TextIO, subject: str | None) -> int | None:
         err.write(describe(exc, None) + "\n")
         return exc.exit_code
     if isinstance(exc, UsageError):
-        err.write(f"autodiff: error: {exc}\n")
+        err.write(_("autodiff: error: {message}").format(message=exc) + "\n")
         return EXIT_USAGE
     if isinstance(exc, ToolError):
         err.write(f"autodiff: {exc}\n")
         return EXIT_FAILED
     if isinstance(exc, KeyboardInterrupt):
-        err.write("autodiff: interrupted\n")
+        err.write(_("autodiff: interrupted") + "\n")
         return EXIT_INTERRUPTED
     if isinstance(exc, Terminated):
-        err.write("autodiff: terminated\n")
+        err.write(_("autodiff: terminated") + "\n")
         return EXIT_TERMINATED
     if isinstance(exc, ProgramStopped):  # the time limit, outside any program line
         err.write(f"{subject or 'autodiff'}: {exc.error_class}: {exc.message}\n")
         return exc.exit_code
     if isinstance(exc, MemoryError):  # the address-space cap, outside any program line
-        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or 'out of memory'} "
+        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or _('out of memory')} "
                   "(--max-memory)\n")
         return EXIT_LIMIT
     if isinstance(exc, BrokenPipeError):  # `autodiff run x | head`: the reader left

@@ -16,9 +16,10 @@ from typing import Any, Callable, Optional
 
 from . import ast, suggest
 from .diagnostics import TgError
-from .i18n import _
+from .display import text_width
+from .i18n import N_, _, english
 
-PREFIX = "hint: "
+PREFIX = N_("hint: ")  # in Chinese as wide as in English: continuation lines line up
 
 
 def enabled() -> bool:
@@ -115,8 +116,9 @@ def hints(error: TgError, source: str | None = None, scope: dict | None = None) 
 
 def block(lines: list[str]) -> str:
     """`hint: ` before each hint, continuation lines indented under its text."""
-    pad = " " * len(PREFIX)
-    return "".join(PREFIX + text.replace("\n", "\n" + pad) + "\n" for text in lines)
+    prefix = _(PREFIX)
+    pad = " " * text_width(prefix)
+    return "".join(prefix + text.replace("\n", "\n" + pad) + "\n" for text in lines)
 
 
 def hint_block(error: TgError, source: str | None = None, scope: dict | None = None) -> str:
@@ -383,6 +385,20 @@ def _attribute_called(m: re.Match, cx: Context) -> str | None:
     called = cx.text(node.func)
     return _("{attr} is a value ({type}), not a method: write {attr} without the ().").format(
         attr=called, type=m["type"]) if called else None
+
+
+# ---------------------------------------------------------------- what autodiff lacks
+
+@rule("NotImplementedError", r"^(?P<what>.+?) (is|are) not supported by autodiff")
+@rule("SyntaxError", r"^(?P<what>.+?) (is|are) not supported by autodiff")
+@rule("ImportError", r"^(?P<what>.+?) (is|are) not supported by autodiff")
+@rule("AttributeError", r"^(?P<what>.+?) (is|are) not supported by autodiff")
+def _unsupported(m: re.Match, cx: Context) -> str | None:
+    if english():  # the message itself says it, in the learner's language
+        return None
+    return _("{what}: autodiff does not support this (PyTorch does). It is a limit of this "
+             "tool, not a mistake in the program; docs/language.md lists what .tg programs "
+             "can use.").format(what=m["what"])
 
 
 from . import source_hints  # noqa: E402,F401 - registers the source-file rules in this table
