@@ -192,7 +192,7 @@ def _step_lines(i: int, step: Step, namer: Namer, tnames: dict, parts: list) -> 
         return [f"[{i}] AccumulateGrad → {leaf} {shape_text(node.variable.shape)}",
                 f"{INDENT}{leaf}.grad += {_arriving(step.grad_in, parts)}"]
     op = node.op
-    lines = [f"[{i}] {namer.label(node)}: {op.explain}",
+    lines = [f"[{i}] {namer.label(node)}: {_(op.explain)}",
              INDENT + _("gradient arriving: g = {value}").format(
                  value=_arriving(step.grad_in, parts))]
     for j, ((child, _slot), sent) in enumerate(zip(node.next_functions, step.grads_out or [])):

@@ -26,9 +26,8 @@ _THEIRS = {
     "Install completion for the current shell.": N_("Install completion for the current shell."),
     "Show completion for the current shell, to copy it or customize the installation.":
         N_("Show completion for the current shell, to copy it or customize the installation."),
-    "required": N_("required"),
-    "default": N_("default"),
 }
+_NOTES = {"required": N_("required"), "default": N_("default: {value}")}
 
 
 def translated(text: str) -> str:
@@ -42,8 +41,8 @@ def _with_notes(text: str) -> str:
         return translated(text)
     parts = []
     for note in notes[:-1].split("; "):
-        key, colon, value = note.partition(": ")
-        parts.append(translated(key) + (_(": ") + value if colon else ""))
+        key, _colon, value = note.partition(": ")
+        parts.append(_(_NOTES[key]).format(value=value) if key in _NOTES else note)
     return (translated(body) + "  " if body else "") + "[" + "; ".join(parts) + "]"
 
 

@@ -77,7 +77,6 @@ def _has_cjk(text: str) -> bool:
 def _not_utf8(m: re.Match, cx: Context) -> str | None:
     raw = getattr(cx.error, "raw", None)
     name = cx.error.filename
-    convert = _("Save it as UTF-8 (in the editor: Save As, Encoding: UTF-8)")
     if raw is not None:
         try:
             text = raw.decode("gb18030")
@@ -90,10 +89,12 @@ def _not_utf8(m: re.Match, cx: Context) -> str | None:
             return (_("{name} is not UTF-8: it reads as GB18030 (GBK), the encoding Chinese "
                       "Windows editors save in. Line {line} would read: {shown}").format(
                         name=name, line=where, shown=shown) + "\n" +
-                    convert + _(", or convert it: iconv -f GB18030 -t UTF-8 {name} > "
-                                "utf8-{base}").format(name=name, base=_base(name)))
+                    _("Save it as UTF-8 (in the editor: Save As, Encoding: UTF-8), or convert "
+                      "it: iconv -f GB18030 -t UTF-8 {name} > utf8-{base}").format(
+                        name=name, base=_base(name)))
     return _("{name} is not UTF-8 text, the encoding .tg programs (like Python files) are "
-             "read in.").format(name=name) + "\n" + convert + "."
+             "read in.").format(name=name) + "\n" + _("Save it as UTF-8 (in the editor: Save "
+                                                      "As, Encoding: UTF-8).")
 
 
 @rule("SyntaxError", r"^source code cannot contain null bytes")
