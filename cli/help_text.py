@@ -55,7 +55,8 @@ class TranslatingFormatter(_HelpFormatter):
         super().write_usage(prog, args, translated("Usage: ") if prefix is None else prefix)
 
     def write_heading(self, heading: str) -> None:
-        super().write_heading(translated(heading))
+        self.write(" " * self.current_indent
+                   + _("{heading}:").format(heading=translated(heading)) + "\n")
 
     def write_text(self, text: str) -> None:
         indent = " " * self.current_indent

@@ -50,25 +50,29 @@ _CLOSING = "，。；：、）》」』！？”"
 _OPENING = "（《「『“"
 
 
-def _pieces(text: str):
+def _pieces(text: str) -> list[str]:
     """Words, single spaces, and single wide characters (each a place a line may break);
     punctuation stays with the character it belongs to."""
+    pieces: list[str] = []
     word = ""
     for ch in text:
         if ch.isspace():
             if word:
-                yield word
+                pieces.append(word)
                 word = ""
-            yield " "
+            pieces.append(" ")
         elif char_width(ch) == 2 and ch not in _CLOSING:
             if word and word[-1] not in _OPENING:
-                yield word
+                pieces.append(word)
                 word = ""
             word += ch
             if ch not in _OPENING:
-                yield word
+                pieces.append(word)
                 word = ""
+        elif ch in _CLOSING and not word and pieces and pieces[-1] != " ":
+            word = pieces.pop() + ch  # a line never starts with a closing mark
         else:
             word += ch
     if word:
-        yield word
+        pieces.append(word)
+    return pieces

@@ -186,19 +186,19 @@ def test_a_hint_that_fails_gives_no_hint_not_a_crash():
     assert hints(error, "x = 1\n") == []  # the line is not in the source
 
 
-def test_every_hint_goes_through_the_translation_hook(tmp_path):
+def test_every_hint_goes_through_the_translation_hook(monkeypatch):
     class Marked(gettext.NullTranslations):  # a stand-in catalog: marks what it translated
         def gettext(self, message):
             return "[zz] " + message
 
     error = TgError("NameError", "name 'wieght' is not defined", line=2, col=7, end_col=13)
     source = "weight = 1\nprint(wieght)\n"
-    i18n.use(Marked())
-    try:
-        assert hint_block(error, source) == "hint: [zz] Did you mean: 'weight'?\n"
-    finally:
-        i18n.use(gettext.NullTranslations())
-    assert hint_block(error, source) == "hint: Did you mean: 'weight'?\n"
+    monkeypatch.setattr(i18n, "catalog", lambda lang: Marked() if lang == "zh" else
+                        gettext.NullTranslations())
+    with i18n.language("zh"):
+        assert hint_block(error, source) == "[zz] hint: [zz] Did you mean: 'weight'?\n"
+    with i18n.language("en"):
+        assert hint_block(error, source) == "hint: Did you mean: 'weight'?\n"
 
 
 def test_hint_texts_are_all_wrapped_in_the_translation_function():
