@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 from . import ast, suggest
 from .diagnostics import TgError
 from .display import text_width
-from .i18n import N_, _, english
+from .i18n import N_, _
 
 PREFIX = N_("hint: ")  # in Chinese as wide as in English: continuation lines line up
 
@@ -394,11 +394,9 @@ def _attribute_called(m: re.Match, cx: Context) -> str | None:
 @rule("ImportError", r"^(?P<what>.+?) (is|are) not supported by autodiff")
 @rule("AttributeError", r"^(?P<what>.+?) (is|are) not supported by autodiff")
 def _unsupported(m: re.Match, cx: Context) -> str | None:
-    if english():  # the message itself says it, in the learner's language
-        return None
-    return _("{what}: autodiff does not support this (PyTorch does). It is a limit of this "
-             "tool, not a mistake in the program; docs/language.md lists what .tg programs "
-             "can use.").format(what=m["what"])
+    return _("autodiff does not support this yet (PyTorch does): it is a limit of this tool, "
+             "not a mistake in the program. docs/language.md (\"Not supported\") lists what .tg "
+             "programs cannot use.")
 
 
 from . import source_hints  # noqa: E402,F401 - registers the source-file rules in this table
