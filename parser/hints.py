@@ -335,6 +335,25 @@ def _broadcast(m: re.Match, cx: Context) -> str | None:
              "dimension.").format(left=left, right=right, a=m["a"], b=m["b"])
 
 
+@rule("AttributeError", r"^'(?P<type>float|int|bool)' object has no attribute "
+                        r"'(?P<name>backward|grad|grad_fn|requires_grad|retain_grad|is_leaf)'")
+def _number_not_tensor(m: re.Match, cx: Context) -> str | None:
+    node = cx.node()
+    owner = cx.text(node.value) if isinstance(node, ast.Attribute) else None
+    owner = owner or _receiver(cx, m["name"]) or _("this value")
+    return _("{y} is a Python number ({type}), not a tensor, so autograd never saw how it was "
+             "computed: it came from outside torch (math.sin, .item(), float(), ...). Compute "
+             "it with torch's functions on tensors (torch.sin, torch.exp, ...).").format(
+        y=owner, type=m["type"])
+
+
+@rule("AssertionError", r"^Torch not compiled with CUDA enabled")
+def _no_cuda(m: re.Match, cx: Context) -> str | None:
+    return _("autodiff computes on the CPU, as a PyTorch without CUDA does. Leave out .cuda() "
+             "and .to(\"cuda\"), or choose the device as tutorials do: device = \"cuda\" if "
+             "torch.cuda.is_available() else \"cpu\".")
+
+
 # ---------------------------------------------------------------- .grad read as None
 
 def _grad_expression(cx: Context) -> ast.Attribute | None:
@@ -352,7 +371,7 @@ def _none_grad(cx: Context) -> str | None:
     owner = cx.text(grad.value) or "x"
     value = cx.scope.get(owner) if cx.scope and isinstance(grad.value, ast.Name) else None
     why = _grad_none_reason(owner, value)
-    return _("{x}.grad is None.").format(x=owner) + " " + why
+    return _("{x}.grad is None. {why}").format(x=owner, why=why)
 
 
 def _grad_none_reason(owner: str, value: Any) -> str:
