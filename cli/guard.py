@@ -143,7 +143,9 @@ def _child(task: Callable[[], Any], limits: ProcessLimits, write_fd: int, return
         if returns:
             payload = json.dumps(["error", detail]).encode("utf-8", "surrogatepass")
         else:
-            message = "autodiff: interrupted" if code == EXIT_INTERRUPTED \
+            from autodiff.parser.i18n import _
+
+            message = _("autodiff: interrupted") if code == EXIT_INTERRUPTED \
                 else internal_error_message(detail)
             payload = b""
             try:

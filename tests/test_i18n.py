@@ -248,3 +248,31 @@ def test_usage_errors_and_check_in_chinese(tmp_path):
     ends = [m.end() for m in re.finditer(r"\S+", row)][1:4]
     heading_ends = [text_width(header[:m.end()]) for m in re.finditer(r"\S+", header)][1:4]
     assert ends == heading_ends and lines[-1] == "叶子节点 x 的梯度正确"
+
+
+def test_the_repl_in_chinese():
+    from autodiff.cli.repl import Session
+
+    session = Session(no_color=True)
+    with i18n.language("zh"):
+        assert session.submit("help")[0].startswith("输入 .tg 语句")
+        assert session.submit(":nothing")[1] == \
+            "未知命令 :nothing：可以试试 :graph NAME、:explain、:report 或 help\n"
+        session.submit("x = torch.ones(2, requires_grad=True)")
+        out, err = session.submit("x.sum().backwards()")
+        assert err.splitlines()[0].endswith(
+            "AttributeError: 'Tensor' object has no attribute 'backwards'")
+        assert err.splitlines()[-1] == "提示：你是不是想写：'backward'？"
+        assert "叶子节点，requires_grad" in session.submit(":report x")[0]
+    assert session.submit("help")[0].startswith("Type .tg statements")
+
+
+@needs_cli
+def test_the_repl_banner_in_chinese():
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(EXE, ["--lang", "zh", "repl"], encoding="utf-8", timeout=60,
+                          dimensions=(40, 120), env={**ENV, "TERM": "dumb"}, cwd=str(ROOT))
+    child.expect("autodiff repl：输入 .tg 语句")
+    child.expect(">>> ")
+    child.sendline("exit()")
+    child.expect(pexpect.EOF)
