@@ -100,7 +100,7 @@ def discover(paths: Iterable[str]) -> list[Path]:
                     if name.endswith(".tg"):
                         found[Path(folder) / name] = None
         else:
-            raise UsageError(f"no such file or folder: {raw}")
+            raise UsageError(_("no such file or folder: {path}").format(path=raw))
     return list(found)
 
 

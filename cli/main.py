@@ -71,7 +71,9 @@ def _version(value: bool) -> None:
         try:
             typer.echo(f"autodiff {version('autodiff-tg')}")
         except PackageNotFoundError:
-            typer.echo("autodiff (not installed)")
+            from autodiff.parser.i18n import _
+
+            typer.echo(_("autodiff (not installed)"))
         raise typer.Exit()
 
 
