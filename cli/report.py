@@ -180,10 +180,10 @@ def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool 
         head.append(f"  {shape_text(e['shape'])} {e['dtype']}  ")
         if e.get("rebound_at"):
             times = e.get("bindings_at_line", 1)
-            note = (_("an earlier binding (the last of {times} made by this line), rebound at "
-                      "line {line}; still in the graph") if times > 1 else
-                    _("an earlier binding, rebound at line {line}; still in the graph"))
-            head.append("(" + note.format(times=times, line=e["rebound_at"]) + ")  ", style="dim")
+            note = (_("(an earlier binding (the last of {times} made by this line), rebound at "
+                      "line {line}; still in the graph)") if times > 1 else
+                    _("(an earlier binding, rebound at line {line}; still in the graph)"))
+            head.append(note.format(times=times, line=e["rebound_at"]) + "  ", style="dim")
         if e["is_leaf"]:
             head.append(_("leaf, requires_grad") if e["requires_grad"] else _("leaf"),
                         style="leaf")
