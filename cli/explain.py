@@ -23,6 +23,7 @@ from autodiff.engine.operands import sum_to
 from autodiff.engine.printing import format_tensor
 from autodiff.engine.registry import bind_symbols, rule_with_numbers, value_text
 
+from autodiff.parser.display import text_width
 from autodiff.parser.i18n import N_, _
 
 from .graph import input_meta
@@ -284,7 +285,7 @@ def _align(lines: list[str]) -> list[str]:
     aligned = []
     for line in lines:
         first, *rest = line.split("\n")
-        pad = " " * max(first.find("tensor("), 0)
+        pad = " " * text_width(first[:max(first.find("tensor("), 0)])  # columns, for CJK text
         aligned.append(first)
         aligned.extend(pad + r for r in rest)
     return aligned

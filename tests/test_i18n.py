@@ -316,3 +316,17 @@ def test_every_sentence_the_commands_write_is_translated():
                     not any(node.value.startswith(a) for a in allowed):
                 found.append(f"{path.name}:{node.lineno}: {node.value!r}")
     assert not found, "\n".join(found)
+
+
+def test_explain_lines_up_a_tensor_under_chinese_text(tmp_path):
+    from autodiff.cli.explain import explain_lines
+    from autodiff.cli.source import load_source
+
+    path = tmp_path / "square.tg"
+    path.write_text("import torch\nx = torch.ones(2, 2, requires_grad=True)\ny = x * 3\n"
+                    "y.backward(torch.ones(2, 2))\n", encoding="utf-8")
+    with i18n.language("zh"):
+        first, second = explain_lines(load_source(str(path)), err=io.StringIO())[:2]
+    assert first.startswith("第 1 次 backward() 调用（共 1 次），作用于 y [2, 2] = tensor([[3., 3.],")
+    assert text_width(first[:first.index("tensor(")]) == len(second) - len(second.lstrip()) > 0
+    assert second.strip() == "[3., 3.]])"
