@@ -328,5 +328,6 @@ def test_explain_lines_up_a_tensor_under_chinese_text(tmp_path):
     with i18n.language("zh"):
         first, second = explain_lines(load_source(str(path)), err=io.StringIO())[:2]
     assert first.startswith("第 1 次 backward() 调用（共 1 次），作用于 y [2, 2] = tensor([[3., 3.],")
-    assert text_width(first[:first.index("tensor(")]) == len(second) - len(second.lstrip()) > 0
+    inner = first.index("tensor([[") + len("tensor([")  # the second row's [ under the first's
+    assert len(second) - len(second.lstrip()) == text_width(first[:inner])
     assert second.strip() == "[3., 3.]])"
