@@ -59,7 +59,10 @@ def choose(lang: str | None) -> Token:
 
 
 def forget(token: Token) -> None:
-    _chosen.reset(token)
+    try:
+        _chosen.reset(token)
+    except ValueError:  # the token belongs to another context: back to the environment's choice
+        _chosen.set(None)
 
 
 @contextmanager

@@ -331,3 +331,18 @@ def test_explain_lines_up_a_tensor_under_chinese_text(tmp_path):
     inner = first.index("tensor([[") + len("tensor([")  # the second row's [ under the first's
     assert len(second) - len(second.lstrip()) == text_width(first[:inner])
     assert second.strip() == "[3., 3.]])"
+
+
+def test_lang_holds_for_one_invocation_of_the_app():
+    """In one process (a test runner, an embedding program) --lang does not outlive its
+    command: the next invocation is in the environment's language again."""
+    from typer.testing import CliRunner
+
+    from autodiff.cli.main import app
+
+    runner = CliRunner()
+    chinese = runner.invoke(app, ["--lang", "zh", "check", "--help"])
+    after = runner.invoke(app, ["check", "--help"])
+    assert chinese.exit_code == after.exit_code == 0
+    assert "中心差分" in chinese.output and "central differences" in after.output
+    assert i18n.current() == "en"
