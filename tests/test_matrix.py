@@ -33,6 +33,7 @@ from typing import Callable, TextIO
 import pytest
 from json_schemas import problems as schema_problems
 
+from autodiff.cli import explain as explain_view
 from autodiff.cli.check import check_path
 from autodiff.cli.explain import explain_path
 from autodiff.cli.graph import graph_path
@@ -96,9 +97,8 @@ def texts(lang: str = "en") -> Texts:
                                                   "to explain")),
                 "check": error.format(message=_("the program never calls backward(): nothing "
                                                 "to check"))},
-            call=before(_("backward() call {n} of {total}, on {name}")),
-            stopped=after(_("the program stopped with an error at line {line} (its message "
-                            "follows on stderr)")),
+            call=before(_(explain_view.CALL)),
+            stopped=after(_(explain_view.STOPPED)),
             checked=os.path.commonprefix([after(_("the leaf {name} is ok"))[::-1],
                                           after(_("all {count} leaves ok"))[::-1]])[::-1],
             tensors=_("tensors"))
