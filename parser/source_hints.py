@@ -18,7 +18,7 @@ _ASCII_FOR = {"“": '"', "”": '"', "‘": "'", "’": "'", "。": ".", "、":
 
 
 # The names Unicode gives the marks an input method types most, for translation.
-_MARK_NAMES = {name: name for name in (
+_MARK_NAMES = frozenset((
     N_("fullwidth semicolon"), N_("fullwidth comma"), N_("fullwidth colon"),
     N_("fullwidth left parenthesis"), N_("fullwidth right parenthesis"),
     N_("fullwidth full stop"), N_("fullwidth exclamation mark"), N_("fullwidth question mark"),
@@ -29,7 +29,7 @@ _MARK_NAMES = {name: name for name in (
     N_("ideographic full stop"), N_("ideographic comma"), N_("ideographic space"),
     N_("left black lenticular bracket"), N_("right black lenticular bracket"),
     N_("left double angle bracket"), N_("right double angle bracket"),
-    N_("horizontal ellipsis"), N_("em dash"), N_("middle dot"))}
+    N_("horizontal ellipsis"), N_("em dash"), N_("middle dot")))
 
 
 def ascii_for(ch: str) -> str | None:
@@ -63,7 +63,7 @@ def _full_width(m: re.Match, cx: Context) -> str | None:
     name = unicodedata.name(ch, "").lower()
     text = _("Did you mean '{plain}'? '{ch}' ({name}) is what a Chinese input method types; "
              "switch it to English (half-width) punctuation for code.").format(
-        plain=plain, ch=ch, name=_(_MARK_NAMES[name]) if name in _MARK_NAMES else
+        plain=plain, ch=ch, name=_(name) if name in _MARK_NAMES else
         name or f"U+{ord(ch):04X}")
     line = _source_line(cx)
     if line is not None:
