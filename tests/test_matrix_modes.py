@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_matrix import (COMMANDS, CONSOLE_SAMPLES, EXE, HAS_DOT, ROOT, SAMPLES, Outcome,
-                         baseline, in_process, problems)
+from test_matrix import (COMMANDS, CONSOLE_SAMPLES, EXE, HAS_DOT, ROOT, SAMPLES, Command,
+                         Outcome, baseline, in_process, problems)
 
+from autodiff.cli.explain import explain_path
 from autodiff.parser.i18n import language
 
 CORPUS = sorted((ROOT / "corpus").glob("*.tg"))
@@ -34,6 +35,23 @@ NAMES = list(COMMANDS)
 # of a second (check re-runs the program, so more); on a terminal a process about half.
 PER_PROGRAM = {"zh": 2, "corpus": 3, "pty": 3}
 PTY_PROGRAMS = [ROOT / "samples" / f"{s}.tg" for s in CONSOLE_SAMPLES] + CORPUS[::8]
+# explain shows every backward call: a training loop's 1500 calls print 900,000 lines in
+# 40 s. On a program with more calls than this, the matrix explains the first one only.
+MANY_CALLS = 20
+EXPLAIN_FIRST = Command(("explain", "--call", "1"),
+                        lambda f, o, e, t: explain_path(f, call=1, out=o, err=e, no_color=True),
+                        "backward", COMMANDS["explain"].drawn)
+# Corpus programs on which check reports a mismatch (exit 1, its documented verdict), and
+# why. A program that starts or stops doing so fails the test: record it here on purpose.
+CHECK_MISMATCHES = {
+    "blogzh_register_hook": "a hook doubles the gradient: autograd's value is not the slope",
+    "blogzh_autograd_gd_loop": "check perturbs at creation: `w.data = ...` between backward "
+                               "calls is not seen as an update, so it measures the trajectory",
+    "diveintodl_linreg_scratch": "the same, through `param.data -= ...`",
+    "course_makemore_bigram_loss": "the same, through `W.data += ...`",
+    "pt_docs_extending_linear_function": "the custom Function's weight gets no gradient in "
+                                         "the last call",
+}
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
@@ -64,13 +82,27 @@ def _skip_without_dot(name: str) -> None:
         pytest.skip("Graphviz's dot is not installed")
 
 
+def command_for(program: Path, name: str) -> Command:
+    if name == "explain" and baseline(program).backward_calls > MANY_CALLS:
+        return EXPLAIN_FIRST
+    return COMMANDS[name]
+
+
+def check(program: Path, name: str, got: Outcome, tmp: Path, lang: str = "en") -> list[str]:
+    mismatch = program.stem in CHECK_MISMATCHES
+    found = problems(program, name, got, tmp, lang, command_for(program, name), mismatch)
+    if mismatch and name == "check" and got.status == 0:
+        found.append("check reports no mismatch now: take it out of CHECK_MISMATCHES")
+    return found
+
+
 @pytest.mark.parametrize("case", ZH_CASES, ids=_id)
 def test_command_in_chinese(case, tmp_path: Path) -> None:
     program, name = case
     _skip_without_dot(name)
     with language("zh"):
-        got = in_process(program, COMMANDS[name], tmp_path)
-    found = problems(program, name, got, tmp_path, "zh")
+        got = in_process(program, command_for(program, name), tmp_path)
+    found = check(program, name, got, tmp_path, "zh")
     assert not found, f"autodiff --lang zh {name} {program.name}: " + "; ".join(found)
 
 
@@ -78,8 +110,17 @@ def test_command_in_chinese(case, tmp_path: Path) -> None:
 def test_command_on_the_corpus(case, tmp_path: Path) -> None:
     program, name = case
     _skip_without_dot(name)
-    found = problems(program, name, in_process(program, COMMANDS[name], tmp_path), tmp_path)
+    found = check(program, name, in_process(program, command_for(program, name), tmp_path),
+                  tmp_path)
     assert not found, f"autodiff {name} {program.name}: " + "; ".join(found)
+
+
+@pytest.mark.parametrize("program", sorted(CHECK_MISMATCHES))
+def test_check_on_the_corpus_mismatches_where_recorded(program: str, tmp_path: Path) -> None:
+    """The rotation meets few of them: each listed program is checked here, in English."""
+    path = ROOT / "corpus" / f"{program}.tg"
+    found = check(path, "check", in_process(path, COMMANDS["check"], tmp_path), tmp_path)
+    assert not found, f"autodiff check {path.name}: " + "; ".join(found)
 
 
 # --- on a pseudo-terminal -------------------------------------------------------------------
@@ -137,9 +178,10 @@ def _set_size(fd: int, columns: int) -> None:
 def test_command_on_a_terminal(case, tmp_path: Path) -> None:
     program, name, lang = case
     _skip_without_dot(name)
-    args = ["--lang", lang, *[a.format(tmp=tmp_path) for a in COMMANDS[name].args], str(program)]
+    command = command_for(program, name)
+    args = ["--lang", lang, *[a.format(tmp=tmp_path) for a in command.args], str(program)]
     got = on_terminal(args)
-    found = problems(program, name, got, tmp_path, lang)
+    found = check(program, name, got, tmp_path, lang)
     assert not found, f"autodiff {' '.join(args)} (on a terminal): " + "; ".join(found)
 
 
