@@ -76,18 +76,20 @@ def language(lang: str | None) -> Iterator[None]:
 
 @lru_cache(maxsize=None)
 def catalog(lang: str) -> gettext.NullTranslations:
-    """The compiled catalog of `lang`; English (or a missing file) translates nothing."""
+    """The compiled catalog of `lang`; English, or an install without the file, translates
+    nothing."""
     if lang not in LOCALES:
         return gettext.NullTranslations()
     try:
         return gettext.translation(DOMAIN, str(LOCALE_DIR), languages=[LOCALES[lang]])
-    except OSError:  # an install without the catalog: English, rather than no message at all
+    except OSError:
         return gettext.NullTranslations()
 
 
 def _(message: str) -> str:
     """The message in the current language."""
-    return catalog(current()).gettext(message)
+    lang = current()
+    return message if lang == "en" else catalog(lang).gettext(message)
 
 
 def N_(message: str) -> str:
