@@ -24,6 +24,9 @@ import numpy as np
 from autodiff.engine.gradcheck import GradientReport
 from autodiff.engine.tensor import Tensor
 
+from autodiff.parser.display import text_width
+from autodiff.parser.i18n import N_, _
+
 from .names import dtype_text, shape_text
 from .limits import RunLimits, applied
 from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
@@ -38,7 +41,8 @@ TIME_BUDGET = 10.0  # seconds of re-runs the sample aims at, from the time of on
 
 def check_eps(eps: float) -> None:
     if not (math.isfinite(eps) and 0 < eps < 1):
-        raise UsageError(f"--eps: expected a step above 0 and below 1, such as 1e-6, got {eps}")
+        raise UsageError(_("--eps: expected a step above 0 and below 1, such as 1e-6, got "
+                           "{eps}").format(eps=eps))
 
 
 @dataclass(eq=False)  # holds arrays (in report): compared by identity, like the trace records
@@ -90,7 +94,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
     first = trace_source(source, err=err)
     first.raise_error()
     if not first.calls:
-        raise UsageError("the program never calls backward(): nothing to check")
+        raise UsageError(_("the program never calls backward(): nothing to check"))
     names = first.tensor_names()
     leaves = [(k, t) for k, t in enumerate(first.created)
               if t.requires_grad and t.is_leaf and np.asarray(t.array).dtype.kind == "f"]
@@ -137,8 +141,8 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         run = trace_source(source, err=io.StringIO(), on_create=created, after_backward=after,
                            watch_bindings=False)
         if run.error is not None or len(run.calls) != n_calls:
-            raise ToolError(f"re-running with a perturbed leaf changed the run: "
-                            f"{run.error.headline() if run.error else 'different backward calls'}")
+            raise ToolError(_("re-running with a perturbed leaf changed the run: {what}").format(
+                what=run.error.headline() if run.error else _("different backward calls")))
         return float(np.sum(np.asarray(run.calls[-1].value, dtype=np.float64) * weights))
 
     results = []
@@ -184,7 +188,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         abs_err = float(np.max(np.abs(a - n))) if a.size else 0.0
         rel_err = float(np.max(np.abs(a - n) / np.maximum(np.abs(n), 1e-12))) if a.size else 0.0
         report = GradientReport([a], [n], abs_err, rel_err)
-        results.append(LeafCheck(names.get(id(t), f"leaf #{k}"), k, tuple(np.shape(t.array)),
+        results.append(LeafCheck(names.get(id(t), _("leaf #{k}").format(k=k)), k, tuple(np.shape(t.array)),
                                  report, len(cells), eps, skipped, rtol, atol, elements, nan))
         own = first.calls[-1].delivered.get(id(t))
         if widen and np.asarray(t.array).dtype == np.float32 and own is not None:
@@ -203,7 +207,13 @@ def _nudge(t: Tensor, idx: tuple, delta: float) -> None:
 
 
 ROWS_PER_LEAF = 12  # a larger leaf shows its largest differences, and a count of the rest
-_COLUMNS = ("element", "autograd", "numerical", "difference", "")
+_COLUMNS = (N_("element"), N_("autograd"), N_("numerical"), N_("difference"), "")
+
+
+def _pad(text: str, width: int, *, left: bool) -> str:
+    """`text` padded to `width` terminal columns (a Chinese heading takes two a character)."""
+    fill = " " * max(width - text_width(text), 0)
+    return text + fill if left else fill + text
 
 
 def _number(x) -> str:
@@ -230,8 +240,8 @@ def _cells(leaf: LeafCheck, element) -> tuple[str, ...]:
     idx, a, n, verdict = element
     where = leaf.name + ("[" + ", ".join(str(i) for i in idx) + "]" if idx else "")
     gap = f"{abs(a - n):.1e}" if np.isfinite(a) and np.isfinite(n) else "-"
-    word = {"kink": "skipped (kink)", "inf": "skipped (no finite derivative)"}.get(verdict,
-                                                                                   verdict)
+    word = {"kink": _("skipped (kink)"), "inf": _("skipped (no finite derivative)")}.get(
+        verdict, verdict)
     return where, _number(a), _number(n), gap, word
 
 
@@ -243,11 +253,12 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
     from .console import make_console
 
     console = make_console(out, no_color=no_color)
-    what = (f"{result.target} (the last backward() call)" if result.target
-            else "the unnamed tensor of the last backward() call")
+    what = (_("{name} (the last backward() call)").format(name=result.target) if result.target
+            else _("the unnamed tensor of the last backward() call"))
     eps = result.leaves[0].eps if result.leaves else 0
-    console.print(f"gradients of {what} versus central differences "
-                  f"({'float64' if result.widened else 'own dtypes'}, eps {eps:g})")
+    console.print(Text(_("gradients of {what} versus central differences ({dtypes}, eps "
+                         "{eps:g})").format(what=what, eps=eps, dtypes="float64" if result.widened
+                                            else _("own dtypes"))))
     rows = []
     notes = []
     for leaf in result.leaves:
@@ -255,17 +266,21 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
         rows += [_cells(leaf, e) for e in shown]
         if left_out:
             fails = sum(e[3] == "FAIL" for e in leaf.elements) - sum(e[3] == "FAIL" for e in shown)
-            notes.append(f"{leaf.name}: {left_out} more element(s) checked"
-                         + (f", {fails} of them FAIL" if fails else ", all ok") +
-                         f" (largest difference {leaf.report.max_abs_error:.1e})")
-    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(_COLUMNS)]
+            notes.append((_("{name}: {count} more element(s) checked, {fails} of them FAIL "
+                            "(largest difference {gap:.1e})") if fails else
+                          _("{name}: {count} more element(s) checked, all ok (largest "
+                            "difference {gap:.1e})")).format(
+                name=leaf.name, count=left_out, fails=fails, gap=leaf.report.max_abs_error))
+    columns = [_(c) if c else c for c in _COLUMNS]
+    widths = [max([text_width(c)] + [text_width(r[i]) for r in rows])
+              for i, c in enumerate(columns)]
     style = {"ok": "ok", "FAIL": "fail"}
     if sum(widths) + 2 * (len(widths) - 1) <= console.width:
-        header = "  ".join(c.ljust(w) if i in (0, 4) else c.rjust(w)
-                           for i, (c, w) in enumerate(zip(_COLUMNS, widths))).rstrip()
+        header = "  ".join(_pad(c, w, left=i in (0, 4))
+                           for i, (c, w) in enumerate(zip(columns, widths))).rstrip()
         console.print(Text(header, style="bold"))
         for row in rows:
-            line = Text("  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+            line = Text("  ".join(_pad(v, w, left=i == 0)
                                   for i, (v, w) in enumerate(zip(row[:4], widths))) + "  ")
             line.append(row[4], style=style.get(row[4], "dim"))
             console.print(line)
@@ -274,49 +289,58 @@ def render_check(result: CheckResult, out: TextIO, *, no_color: bool = False) ->
             line = Text(row[0] + " ")
             line.append(row[4], style=style.get(row[4], "dim"))
             console.print(line)
-            for label, value in zip(_COLUMNS[1:4], row[1:4]):
-                console.print(f"  {label:<10} {value}")
+            for label, value in zip(columns[1:4], row[1:4]):
+                console.print(Text("  " + _pad(label, 10, left=True) + " " + value))
     if result.leaves_total > len(result.leaves):
-        notes.append(f"note: the program makes {result.leaves_total:,} leaves; an even sample of "
-                     f"{len(result.leaves):,} was checked (each checked element re-runs the "
-                     "program twice, so the check samples leaves and elements to stay within "
-                     f"about {MAX_TOTAL:,} elements and {TIME_BUDGET:g} s)")
+        notes.append(_("note: the program makes {total:,} leaves; an even sample of {count:,} "
+                       "was checked (each checked element re-runs the program twice, so the "
+                       "check samples leaves and elements to stay within about {most:,} "
+                       "elements and {seconds:g} s)").format(
+            total=result.leaves_total, count=len(result.leaves), most=MAX_TOTAL,
+            seconds=TIME_BUDGET))
     for note in notes:
         console.print(Text(note, style="dim"))
     skipped = sum(leaf.skipped for leaf in result.leaves)
     if skipped:
-        console.print(Text(f"note: {skipped} element(s) skipped: at a kink (relu/abs/clamp at the "
-                           "edge, max ties) the rule picks one one-sided slope, and where the "
-                           "derivative is infinite there is nothing to compare.", style="dim"))
+        console.print(Text(_("note: {count} element(s) skipped: at a kink (relu/abs/clamp at "
+                             "the edge, max ties) the rule picks one one-sided slope, and where "
+                             "the derivative is infinite there is nothing to compare.").format(
+            count=skipped), style="dim"))
     if not result.widened:
-        console.print(Text(
+        console.print(Text(_(
             "warning: the program behaves differently in float64 (a dtype conversion or check), "
             "so it was checked in its own dtypes; float32 central differences are unreliable, "
-            f"hence eps={eps:g} and a loose tolerance.", style="warn"))
+            "hence eps={eps:g} and a loose tolerance.").format(eps=eps), style="warn"))
     if result.float32_gap:  # only a real difference needs explaining
-        console.print(Text(
+        console.print(Text((_(
             "note: the program computes in float32 (about 7 significant digits), so the check "
             "ran on a float64 re-run; the program's own float32 gradients differ from the "
-            f"float64 ones by up to {result.float32_gap:.1e} (relative)"
-            + ("; that is more than float32 rounding alone explains: consider float64."
-               if result.float32_gap > 1e-3 else ": float32 rounding."), style="warn"))
+            "float64 ones by up to {gap:.1e} (relative); that is more than float32 rounding "
+            "alone explains: consider float64.") if result.float32_gap > 1e-3 else _(
+            "note: the program computes in float32 (about 7 significant digits), so the check "
+            "ran on a float64 re-run; the program's own float32 gradients differ from the "
+            "float64 ones by up to {gap:.1e} (relative): float32 rounding.")).format(
+            gap=result.float32_gap), style="warn"))
     nans = [leaf.name for leaf in result.leaves if leaf.nan]
     if nans:
-        console.print(Text(f"NaN gradient: {', '.join(nans)} (a 0/0 or inf-inf on the way "
-                           "back, e.g. sqrt or log at 0)", style="fail"))
+        console.print(Text(_("NaN gradient: {names} (a 0/0 or inf-inf on the way back, e.g. "
+                             "sqrt or log at 0)").format(names=", ".join(nans)), style="fail"))
     failed = [leaf.name for leaf in result.leaves if not leaf.ok]
     count = len(result.leaves)
     mismatched = [leaf for leaf in result.leaves if not leaf.report.ok(rtol=leaf.rtol,
                                                                         atol=leaf.atol)]
     if failed:
-        console.print(Text(f"FAILED: {', '.join(failed)} (tolerance rtol={result.leaves[0].rtol:g}, "
-                           f"atol={result.leaves[0].atol:g})."
-                           + (" A gradient path may be cut (detach(), .data, no_grad) or a rule "
-                              "is wrong." if mismatched else ""), style="fail"))
+        text = _("FAILED: {names} (tolerance rtol={rtol:g}, atol={atol:g}).").format(
+            names=", ".join(failed), rtol=result.leaves[0].rtol, atol=result.leaves[0].atol)
+        if mismatched:
+            text += " " + _("A gradient path may be cut (detach(), .data, no_grad) or a rule is "
+                            "wrong.")
+        console.print(Text(text, style="fail"))
     elif count == 1:
-        console.print(Text(f"the leaf {result.leaves[0].name} is ok", style="ok"))
+        console.print(Text(_("the leaf {name} is ok").format(name=result.leaves[0].name),
+                           style="ok"))
     else:
-        console.print(Text(f"all {count} leaves ok", style="ok"))
+        console.print(Text(_("all {count} leaves ok").format(count=count), style="ok"))
 
 
 def check_path(path: str, *, eps: float = 1e-6, no_color: bool = False,

@@ -23,6 +23,9 @@ from autodiff.engine.operands import sum_to
 from autodiff.engine.printing import format_tensor
 from autodiff.engine.registry import bind_symbols, rule_with_numbers, value_text
 
+from autodiff.parser.display import text_width
+from autodiff.parser.i18n import N_, _
+
 from .graph import input_meta
 from .limits import RunLimits, applied
 from .names import Namer, shape_text
@@ -31,6 +34,8 @@ from .source import LoadedSource, display_name, load_source
 from .trace import BackwardCall, Step, Trace, trace_source
 
 INDENT = "    "
+CALL = N_("backward() call {n} of {total}, on {name}")
+STOPPED = N_("the program stopped with an error at line {line} (its message follows on stderr)")
 
 
 def _fmt(array) -> str:
@@ -45,7 +50,7 @@ def _shown(array) -> str:
     if array.size <= 1:
         return text
     if not text.startswith("["):
-        return f"{text} (all {array.size} elements)"
+        return _("{value} (all {count} elements)").format(value=text, count=array.size)
     return text if "…" not in text else _fmt(array)
 
 
@@ -54,25 +59,28 @@ def pick_calls(trace: Trace, root: str | None, call: int | None) -> list[int]:
     if not trace.calls:
         if trace.error is not None:
             return []  # (a call the error stopped is trace.failed_call)
-        raise UsageError("the program never calls backward(): nothing to explain")
+        raise UsageError(_("the program never calls backward(): nothing to explain"))
     chosen = list(range(len(trace.calls)))
     if root is not None:
         tensors = trace.tensors()
         if root not in tensors:
-            raise UsageError(f"--root {root}: no top-level tensor of that name")
+            raise UsageError(_("--root {name}: no top-level tensor of that name").format(name=root))
         target = tensors[root]
         chosen = [n for n in chosen if trace.calls[n].tensor is target or (
             trace.calls[n].tensor.grad_fn is not None
             and trace.calls[n].tensor.grad_fn is target.grad_fn)]
         if not chosen:
-            raise UsageError(f"--root {root}: backward() was never called on {root}")
+            raise UsageError(_("--root {name}: backward() was never called on {name}").format(
+                name=root))
     if call is not None:
         if not 1 <= call <= len(trace.calls):
-            raise UsageError(f"--call {call}: the program makes {len(trace.calls)} backward "
-                             f"call{'s' if len(trace.calls) != 1 else ''} (1 to "
-                             f"{len(trace.calls)})")
+            raise UsageError((_("--call {n}: the program makes 1 backward call (1 to 1)")
+                              if len(trace.calls) == 1 else
+                              _("--call {n}: the program makes {count} backward calls (1 to "
+                                "{count})")).format(n=call, count=len(trace.calls)))
         if call - 1 not in chosen:
-            raise UsageError(f"--call {call} is not a backward call on {root}")
+            raise UsageError(_("--call {n} is not a backward call on {name}").format(
+                n=call, name=root))
         chosen = [call - 1]
     return chosen
 
@@ -104,8 +112,7 @@ def explain_from(trace: Trace, root: str | None = None, call: int | None = None,
     if trace.error is not None:
         if lines:
             lines.append("")
-        lines.append(f"the program stopped with an error at line {trace.error.line} "
-                     "(its message follows on stderr)")
+        lines.append(_(STOPPED).format(line=trace.error.line))
     return _align(lines)
 
 
@@ -121,21 +128,21 @@ def _call_lines(source, trace: Trace, namer: Namer, call: BackwardCall, number: 
     tnames = trace.tensor_names()
     name = tnames.get(id(call.tensor))
     symbol = name or "out"  # what ∂ formulas call the output
-    lines = [f"backward() call {number + 1} of {total}, on {name or 'the output'} "
-             f"{shape_text(call.value.shape)} = {_fmt(call.value)}"]
+    lines = [_(CALL).format(n=number + 1, total=total, name=name or _("the output"))
+             + f" {shape_text(call.value.shape)} = {_fmt(call.value)}"]
     if jacobians and call.finished is not False and (call.value.size != 1 or call.explicit_seed):
         lines += _vjp_lines(source, trace, call, number, symbol)
     if call.finished is False and not call.steps:
-        return lines + ["(the error stopped this call before its first step)"]
+        return lines + [_("(the error stopped this call before its first step)")]
     if call.explicit_seed:
-        lines.append(f"seed: the gradient argument v = {_shown(call.seed)}")
+        lines.append(_("seed: the gradient argument v = {value}").format(value=_shown(call.seed)))
     else:
-        lines.append(f"seed: ∂{symbol}/∂{symbol} = {_shown(call.seed)}")
+        lines.append(_("seed: ∂{y}/∂{y} = {value}").format(y=symbol, value=_shown(call.seed)))
     arrivals = _arrivals(call)
     for i, step in enumerate(call.steps, 1):
         lines += _step_lines(i, step, namer, tnames, arrivals.get(id(step.node), []))
     if call.finished is False:
-        lines.append("(the error stopped this backward pass here)")
+        lines.append(_("(the error stopped this backward pass here)"))
     return lines
 
 
@@ -146,10 +153,10 @@ def _arrivals(call: BackwardCall) -> dict[int, list]:
     for i, step in enumerate(call.steps, 1):
         if step.grads_out is None:
             continue
-        for j, ((child, _), sent) in enumerate(zip(step.node.next_functions, step.grads_out)):
+        for j, ((child, _slot), sent) in enumerate(zip(step.node.next_functions, step.grads_out)):
             if child is None or sent is None:
                 continue
-            shape, _ = input_meta(step.node, j)
+            shape, _dtype = input_meta(step.node, j)
             value = np.asarray(sent)
             if shape is not None and list(value.shape) != shape:
                 value = sum_to(value, tuple(shape))
@@ -160,8 +167,8 @@ def _arrivals(call: BackwardCall) -> dict[int, list]:
 def _arriving(grad_in, parts: list) -> str:
     """`2.25 + 2.25 = 4.5 (all 4 elements), the sum over 2 paths (from [3] input 0, …)`."""
     if type(grad_in) is list:  # a node with several outputs: one gradient per output
-        return "one per output: " + ", ".join("None" if g is None else value_text(g)
-                                              for g in grad_in)
+        return _("one per output: {values}").format(values=", ".join(
+            "None" if g is None else value_text(g) for g in grad_in))
     if len(parts) < 2:
         return _shown(grad_in)
     values = [p[2] for p in parts]
@@ -174,32 +181,37 @@ def _arriving(grad_in, parts: list) -> str:
     for v in values[1:]:
         text = value_text(v)
         terms += f" - {text[1:]}" if text.startswith("-") else f" + {text}"
-    where = ", ".join(f"[{i}] input {j}" for i, j, _ in parts)
-    return f"{terms} = {_shown(grad_in)}, the sum over {len(parts)} paths (from {where})"
+    where = ", ".join(f"[{i}] " + _("input {j}").format(j=j) for i, j, _value in parts)
+    return _("{terms} = {value}, the sum over {count} paths (from {where})").format(
+        terms=terms, value=_shown(grad_in), count=len(parts), where=where)
 
 
 def _step_lines(i: int, step: Step, namer: Namer, tnames: dict, parts: list) -> list[str]:
     node = step.node
     if type(node) is AccumulateGrad:
-        leaf = tnames.get(id(node.variable), "an unnamed leaf")
+        leaf = tnames.get(id(node.variable), _("an unnamed leaf"))
         return [f"[{i}] AccumulateGrad → {leaf} {shape_text(node.variable.shape)}",
                 f"{INDENT}{leaf}.grad += {_arriving(step.grad_in, parts)}"]
     op = node.op
-    lines = [f"[{i}] {namer.label(node)}: {op.explain}",
-             f"{INDENT}gradient arriving: g = {_arriving(step.grad_in, parts)}"]
-    for j, ((child, _), sent) in enumerate(zip(node.next_functions, step.grads_out or [])):
+    lines = [f"[{i}] {namer.label(node)}: {_(op.explain)}",
+             INDENT + _("gradient arriving: g = {value}").format(
+                 value=_arriving(step.grad_in, parts))]
+    for j, ((child, _slot), sent) in enumerate(zip(node.next_functions, step.grads_out or [])):
         if child is None or sent is None:
             continue
         formula = op.formulas[j] if j < len(op.formulas) and op.formulas[j] else (
             op.formulas[0] if op.variadic and op.formulas else "g")
-        rule, _, expression = formula.partition(":")
-        lines.append(f"{INDENT}→ input {j} ({namer.label(child)}): {rule.strip()}")
+        rule, _colon, expression = formula.partition(":")
+        lines.append(INDENT + "→ " + _("input {j}").format(j=j)
+                     + f" ({namer.label(child)}): {rule.strip()}")
         lines += [INDENT * 2 + line for line in _worked(op, j, step, expression.strip(), sent)]
-        shape, _ = input_meta(node, j)
+        shape, _dtype = input_meta(node, j)
         if shape is not None and list(np.shape(sent)) != shape:
             summed = sum_to(np.asarray(sent), tuple(shape))
-            lines.append(f"{INDENT * 2}broadcast: summed from {shape_text(np.shape(sent))} to "
-                         f"{shape_text(shape)} = {_shown(summed)}")
+            lines.append(INDENT * 2 + _("broadcast: summed from {shape} to {target} = "
+                                        "{value}").format(shape=shape_text(np.shape(sent)),
+                                                          target=shape_text(shape),
+                                                          value=_shown(summed)))
     return lines
 
 
@@ -207,15 +219,17 @@ def _worked(op, j: int, step: Step, expression: str, sent) -> list[str]:
     """`g·b = 0.25·3 = 0.75`: the expression, with the node's numbers, and what it sent."""
     result = _shown(sent)
     if type(step.grad_in) is list or type(step.node) is MultiNode:
-        return [f"sends {result}"]
+        return [_("sends {value}").format(value=result)]
     values = bind_symbols(op, step.grad_in, step.out, step.inputs, step.params)
     filled = rule_with_numbers(op, j, values)
     if filled is None:
-        return [f"{expression} = {result}" if expression else f"sends {result}"]
+        return [f"{expression} = {result}" if expression else
+                _("sends {value}").format(value=result)]
     text, first_only = filled
     if first_only:
         first = value_text(np.asarray(sent).reshape(-1)[:1])
-        return [f"{expression} = {text} = {first} (the first element)", f"sends {result}"]
+        return [f"{expression} = {text} = " + _("{value} (the first element)").format(value=first),
+                _("sends {value}").format(value=result)]
     if text == result:
         return [f"{expression} = {result}"]
     return [f"{expression} = {text} = {result}"]
@@ -228,10 +242,10 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: st
     """J, v and vᵀJ for each leaf this call reaches (rows of J from backward(eᵢ) re-runs)."""
     y = call.value
     if y.size > MAX_JACOBIAN_ROWS:
-        return [f"backward(v) on a non-scalar output computes the vector-Jacobian product vᵀJ, "
-                f"never J itself (J is not shown: the output has {y.size:,} elements, and J "
-                f"takes one re-run of the program per element; it is shown for outputs of up "
-                f"to {MAX_JACOBIAN_ROWS})"]
+        return [_("backward(v) on a non-scalar output computes the vector-Jacobian product vᵀJ, "
+                  "never J itself (J is not shown: the output has {count:,} elements, and J "
+                  "takes one re-run of the program per element; it is shown for outputs of up "
+                  "to {most})").format(count=y.size, most=MAX_JACOBIAN_ROWS)]
     rows: dict[int, list] = {}
     for i in range(y.size):
         e = np.zeros(y.size, dtype=y.dtype)
@@ -239,25 +253,30 @@ def _vjp_lines(source, trace: Trace, call: BackwardCall, number: int, symbol: st
         run = trace_source(source, err=io.StringIO(), seeds={number: e.reshape(y.shape)},
                            watch_bindings=False)
         if len(run.calls) <= number or run.calls[number].finished is False:
-            return ["(J could not be rebuilt: the program runs differently)"]
+            return [_("(J could not be rebuilt: the program runs differently)")]
         for k, t in enumerate(run.created):
             got = run.calls[number].delivered.get(id(t))
             if got is not None:
                 rows.setdefault(k, []).append(np.asarray(got[1]).reshape(-1))
     v = call.seed.reshape(-1)
-    lines = [f"{'backward(v)' if call.explicit_seed else 'backward()'} on a "
-             f"{'non-scalar' if y.size != 1 else 'scalar'} output computes the vector-Jacobian "
-             "product vᵀJ, never J itself:",
+    if y.size != 1:
+        head = _("{call} on a non-scalar output computes the vector-Jacobian product vᵀJ, "
+                 "never J itself:")
+    else:
+        head = _("{call} on a scalar output computes the vector-Jacobian product vᵀJ, never J "
+                 "itself:")
+    lines = [head.format(call="backward(v)" if call.explicit_seed else "backward()"),
              f"    v = {_fmt(v)}"]
     tnames = trace.tensor_names()
     for k, row_list in rows.items():
         if len(row_list) != y.size or k >= len(trace.created):
             continue
-        leaf = tnames.get(id(trace.created[k]), f"leaf #{k}")
+        leaf = tnames.get(id(trace.created[k]), _("leaf #{k}").format(k=k))
         jac = np.stack(row_list)
         lines.append(f"    J = ∂{symbol}/∂{leaf} {shape_text(jac.shape)} =")
         lines.extend("        " + s for s in _fmt(jac).split("\n"))
-        lines.append(f"    vᵀJ = {_fmt(v @ jac)}  (what {leaf}.grad receives)")
+        lines.append(f"    vᵀJ = {_fmt(v @ jac)}  " + _("(what {leaf}.grad receives)").format(
+            leaf=leaf))
     return lines
 
 
@@ -266,7 +285,7 @@ def _align(lines: list[str]) -> list[str]:
     aligned = []
     for line in lines:
         first, *rest = line.split("\n")
-        pad = " " * max(first.find("tensor("), 0)
+        pad = " " * text_width(first[:max(first.find("tensor("), 0)])  # columns, for CJK text
         aligned.append(first)
         aligned.extend(pad + r for r in rest)
     return aligned
@@ -278,12 +297,13 @@ def render_explain(lines: list[str], out: TextIO, *, no_color: bool = False) -> 
     from .console import make_console
 
     console = make_console(out, no_color=no_color)
+    call_head, stopped = _(CALL).split("{")[0], _(STOPPED).split("{")[0]
     for line in lines:
-        if line.startswith("[") or line.startswith("backward() call"):
+        if line.startswith("[") or line.startswith(call_head):
             style = "bold"
         elif ".grad +=" in line:
             style = "leaf"
-        elif line.startswith("the program stopped"):
+        elif line.startswith(stopped):
             style = "error"
         else:
             style = ""

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from autodiff.parser.diagnostics import TgError
+from autodiff.parser.i18n import N_, _
 
 from .guard import ProcessLimits
 from .limits import DEFAULT_TIMEOUT, RunLimits, applied, process_limits
@@ -37,9 +38,9 @@ __all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT",
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 REFERENCES = ("autodiff", "torch")
-TORCH_WARNING = ("autodiff: warning: --reference torch runs each program as real Python with "
-                 "PyTorch, outside autodiff's sandbox; a program that is not valid .tg is "
-                 "refused first, but use it only on programs you trust")
+TORCH_WARNING = N_("autodiff: warning: --reference torch runs each program as real Python with "
+                   "PyTorch, outside autodiff's sandbox; a program that is not valid .tg is "
+                   "refused first, but use it only on programs you trust")
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
@@ -77,9 +78,10 @@ class Suite:
 
     def summary(self) -> str:
         """The plain last line: `N passed, M failed`, plus `, K skipped` when some were."""
-        line = f"{self.count(PASSED)} passed, {self.count(FAILED)} failed"
         skipped = self.count(SKIPPED)
-        return f"{line}, {skipped} skipped" if skipped else line
+        line = _("{passed} passed, {failed} failed, {skipped} skipped") if skipped else \
+            _("{passed} passed, {failed} failed")
+        return line.format(passed=self.count(PASSED), failed=self.count(FAILED), skipped=skipped)
 
 
 # --- finding programs and their expected files ---------------------------------------
@@ -98,7 +100,7 @@ def discover(paths: Iterable[str]) -> list[Path]:
                     if name.endswith(".tg"):
                         found[Path(folder) / name] = None
         else:
-            raise UsageError(f"no such file or folder: {raw}")
+            raise UsageError(_("no such file or folder: {path}").format(path=raw))
     return list(found)
 
 
@@ -382,7 +384,7 @@ def update_expected(programs: Sequence[Path], *, reference: str = "torch",
     if reference not in REFERENCES:
         raise UsageError(f"--reference must be one of {', '.join(REFERENCES)}, not {reference!r}")
     if reference == "torch":
-        (err or sys.stderr).write(TORCH_WARNING + "\n")
+        (err or sys.stderr).write(_(TORCH_WARNING) + "\n")
     jobs = jobs or os.cpu_count() or 1
     task = partial(_update_one, reference=reference, timeout=timeout, check=check)
     label = f"running under {reference}"
@@ -477,13 +479,14 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
 
     def action() -> int:
         if jobs is not None and jobs < 1:
-            raise UsageError("-j must be at least 1")
+            raise UsageError(_("-j must be at least 1"))
         programs = discover(paths or ["."])
         if not programs:
-            raise UsageError(f"no .tg programs under {' '.join(paths or ['.'])}")
+            raise UsageError(_("no .tg programs under {paths}").format(
+                paths=" ".join(paths or ["."])))
         if update or reference is not None:
             if as_json or junit_xml_path:
-                raise UsageError("--json and --junit-xml report a test run, not --update")
+                raise UsageError(_("--json and --junit-xml report a test run, not --update"))
             return _update(programs)
         suite = run_suite(programs, jobs=jobs, timeout=timeout, err=err, no_color=no_color,
                           max_memory=max_memory)
@@ -501,14 +504,14 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
     def _update(programs: list[Path]) -> int:
         source = reference or "autodiff"
         if source == "autodiff":
-            err.write("autodiff: warning: writing expected files from autodiff's own output; "
-                      "goldens should come from a reference (--reference torch), or they "
-                      "record autodiff's bugs as correct\n")
+            err.write(_("autodiff: warning: writing expected files from autodiff's own output; "
+                        "goldens should come from a reference (--reference torch), or they "
+                        "record autodiff's bugs as correct") + "\n")
         elif source == "torch":
             from autodiff.interpreter.reference import torch_available
 
             if not torch_available():
-                raise ToolError("--reference torch needs PyTorch: pip install torch")
+                raise ToolError(_("--reference torch needs PyTorch: pip install torch"))
         results = update_expected(programs, reference=source, jobs=jobs, timeout=timeout,
                                   err=err, no_color=no_color)
         for r in results:
@@ -519,8 +522,9 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
         written = sum(bool(r.changes) for r in results)
         broken = sum(bool(r.error) for r in results)
         unchanged = len(results) - written - broken
-        out.write(f"{written} updated, {unchanged} unchanged"
-                  + (f", {broken} failed" if broken else "") + "\n")
+        line = _("{written} updated, {unchanged} unchanged, {broken} failed") if broken else \
+            _("{written} updated, {unchanged} unchanged")
+        out.write(line.format(written=written, unchanged=unchanged, broken=broken) + "\n")
         return EXIT_FAILED if broken else EXIT_OK
 
     try:

@@ -13,6 +13,7 @@ from typing import TextIO
 
 from autodiff.engine.graph import AccumulateGrad, accumulate_node
 from autodiff.engine.tensor import Tensor
+from autodiff.parser.i18n import _
 
 from .limits import RunLimits
 from .names import Namer, dtype_text, shape_text
@@ -56,12 +57,19 @@ class GraphNode:
         """`value 4.5`, `grad 1`, `saved a = 2, b = 3`: short forms for drawings."""
         from autodiff.engine.registry import value_text
 
-        lines = [f"{key} {value_text(self.details[key + '_array'], LABEL_ELEMENTS)}"
+        return [line for _kind, line in self.details_by_kind()]
+
+    def details_by_kind(self) -> list[tuple[str, str]]:
+        """(what --show names it: values, grads, saved; its line)."""
+        from autodiff.engine.registry import value_text
+
+        words = {"value": _("value"), "grad": _("grad")}
+        lines = [(key + "s", f"{words[key]} {value_text(self.details[key + '_array'], LABEL_ELEMENTS)}")
                  for key in ("value", "grad") if key + "_array" in self.details]
         saved = self.details.get("saved_arrays")
         if saved:
-            lines.append("saved " + ", ".join(f"{k} = {value_text(v, LABEL_ELEMENTS)}"
-                                              for k, v in saved.items()))
+            lines.append(("saved", _("saved") + " " + ", ".join(
+                f"{k} = {value_text(v, LABEL_ELEMENTS)}" for k, v in saved.items())))
         return lines
 
     def summary(self) -> str:
@@ -84,11 +92,13 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
     tensors = trace.tensors()
     if root is not None:
         if root not in tensors:
-            raise UsageError(f"--root {root}: no top-level tensor of that name "
-                             f"(tensors: {', '.join(tensors) or 'none'})")
+            raise UsageError(_("--root {name}: no top-level tensor of that name (tensors: "
+                               "{names})").format(name=root,
+                                                  names=", ".join(tensors) or _("none")))
         t = tensors[root]
         if not t.requires_grad:
-            raise UsageError(f"--root {root}: {root} does not require grad, so it has no graph")
+            raise UsageError(_("--root {name}: {name} does not require grad, so it has no "
+                               "graph").format(name=root))
         return t
     if trace.error is not None and trace.failed_call is not None:
         return trace.failed_call.tensor  # the backward call the program stopped in
@@ -96,7 +106,7 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
         return trace.calls[-1].tensor
     with_graph = [t for t in tensors.values() if t.grad_fn is not None]
     if not with_graph:
-        raise UsageError("no tensor with a grad_fn to draw: the program builds no graph")
+        raise UsageError(_("no tensor with a grad_fn to draw: the program builds no graph"))
     return with_graph[-1]
 
 
@@ -106,7 +116,7 @@ def build_graph(trace: Trace, root: str | None = None, show: frozenset = frozens
     node_lines = trace.node_lines()
     start = tensor.grad_fn if tensor.grad_fn is not None else accumulate_node(tensor)
     if start is None:  # a view of a leaf taken under no_grad: it has no node at all
-        raise UsageError("the chosen tensor is a view taken under no_grad: it has no graph")
+        raise UsageError(_("the chosen tensor is a view taken under no_grad: it has no graph"))
     ids: dict[int, GraphNode] = {}
     nodes: dict[int, object] = {}  # the engine's node behind each id
     order: list[GraphNode] = []
@@ -129,7 +139,7 @@ def build_graph(trace: Trace, root: str | None = None, show: frozenset = frozens
         if leaf:
             continue
         pending = []
-        for i, (child, _) in enumerate(node.next_functions):
+        for i, (child, _slot) in enumerate(node.next_functions):
             if child is None:
                 continue
             shape_i, dtype_i = input_meta(node, i)
@@ -148,7 +158,7 @@ def _link(start, ids: dict) -> None:
     stack, seen = [start], {id(start)}
     while stack:
         node = stack.pop()
-        for child, _ in node.next_functions:
+        for child, _slot in node.next_functions:
             if child is None:
                 continue
             ids[id(node)].inputs.append(ids[id(child)].id)
@@ -175,19 +185,16 @@ def node_lines(g: GraphNode, details: frozenset | None = None) -> list[str]:
     --show details (only those in `details`, when given)."""
     lines = [g.op]
     if g.name:
-        lines.append(f"{g.name} · line {g.line}" if g.line else g.name)
+        lines.append(f"{g.name} · " + _("line {n}").format(n=g.line) if g.line else g.name)
     if g.shape is not None:
         lines.append(g.summary())
-    wanted = {"values": "value ", "grads": "grad ", "saved": "saved "}
-    return lines + [line for line in g.detail_lines() if details is None or any(
-        line.startswith(wanted[k]) for k in details)]
-
-
-PARTIAL = "built before the program stopped with an error"
+    return lines + [line for kind, line in g.details_by_kind()
+                    if details is None or kind in details]
 
 
 def partial_note(graph: Graph) -> str | None:
-    return f"(the graph {PARTIAL}: {graph.error})" if graph.error else None
+    return _("(the graph built before the program stopped with an error: {error})").format(
+        error=graph.error) if graph.error else None
 
 
 def to_dot(graph: Graph, details: frozenset | None = None) -> str:
@@ -260,21 +267,21 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False,
         if g.leaf:
             text.append("AccumulateGrad", style="leaf")
             text.append(" → ")
-            text.append(g.name or "(unnamed leaf)", style="name")
+            text.append(g.name or _("(unnamed leaf)"), style="name")
             text.append(f" {g.summary()}")
             if g.line:
-                text.append(f"  line {g.line}", style="dim")
+                text.append("  " + _("line {n}").format(n=g.line), style="dim")
             if again:
-                text.append("  ↑ shown above", style="dim")
+                text.append("  " + _("↑ shown above"), style="dim")
             return text if again else _with_details(text, g)
         text.append(g.op, style="op")
         if g.name:
             text.append(f"  {g.name}", style="name")
             if g.line:
-                text.append(f" line {g.line}", style="dim")
+                text.append(" " + _("line {n}").format(n=g.line), style="dim")
         text.append(f"  {g.summary()}")
         if again:
-            text.append("  ↑ shown above", style="dim")
+            text.append("  " + _("↑ shown above"), style="dim")
         return text if again else _with_details(text, g)
 
     root = by_id[graph.root]
@@ -309,8 +316,8 @@ def render_tree(graph: Graph, out: TextIO, *, no_color: bool = False,
         console.print(Text(note, style="error"))
     console.print(tree)
     if cut:
-        console.print(Text(f"(the tree stops at {MAX_TREE_DEPTH} levels: -f json or -f dot shows "
-                           "every node)", style="dim"))
+        console.print(Text(_("(the tree stops at {depth} levels: -f json or -f dot shows "
+                             "every node)").format(depth=MAX_TREE_DEPTH), style="dim"))
 
 
 def _is_terminal(out) -> bool:
@@ -330,14 +337,16 @@ def render_graphviz(dot_text: str, suffix: str) -> bytes:
     """`dot -Tsvg|png|pdf`; a clear message when Graphviz is not installed."""
     exe = shutil.which("dot")
     if exe is None:
-        raise ToolError(f"rendering {suffix} needs Graphviz's `dot`, which was not found: install "
-                        "the `graphviz` package (Debian/Ubuntu: apt-get install graphviz; macOS: "
-                        "brew install graphviz), or write .dot/.mmd/.json instead")
+        raise ToolError(_("rendering {suffix} needs Graphviz's `dot`, which was not found: "
+                          "install the `graphviz` package (Debian/Ubuntu: apt-get install "
+                          "graphviz; macOS: brew install graphviz), or write .dot/.mmd/.json "
+                          "instead").format(suffix=suffix))
     extra = [f"-Gdpi={PNG_DPI}"] if suffix == ".png" else []
     done = subprocess.run([exe, f"-T{suffix[1:]}", *extra], input=dot_text.encode("utf-8"),
                           capture_output=True, check=False)
     if done.returncode != 0:
-        raise ToolError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")
+        raise ToolError(_("dot failed: {message}").format(
+            message=done.stderr.decode(errors="replace").strip()))
     return done.stdout
 
 
@@ -350,7 +359,8 @@ def parse_show(show: str | None) -> frozenset:
     asked = frozenset(part.strip() for part in show.split(",") if part.strip())
     unknown = sorted(asked - set(SHOWABLE))
     if unknown:
-        raise UsageError(f"--show {unknown[0]}: choose among {', '.join(SHOWABLE)}")
+        raise UsageError(_("--show {name}: choose among {names}").format(
+            name=unknown[0], names=", ".join(SHOWABLE)))
     return asked
 
 
@@ -374,12 +384,14 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
 
     def action() -> int:
         if fmt not in FORMATS:
-            raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+            raise UsageError(_("--format {name}: choose one of {names}").format(
+                name=fmt, names=", ".join(FORMATS)))
         asked = parse_show(show)
         suffix = os.path.splitext(output)[1].lower() if output else None
         known = (*RENDER_SUFFIXES, PAGE_SUFFIX, *TEXT_SUFFIXES)
         if suffix is not None and suffix not in known:
-            raise UsageError(f"-o {output}: the suffix must be one of {', '.join(known)}")
+            raise UsageError(_("-o {name}: the suffix must be one of {names}").format(
+                name=output, names=", ".join(known)))
         page = suffix == PAGE_SUFFIX
         with applied(limits):  # the deadline covers the drawing and Graphviz too
             trace = trace_source(load_source(path), err=err, record_steps=bool(asked) or page)
@@ -405,8 +417,9 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
         if trace.error is not None:  # the drawing is out; now the error, as run shows it
             write_diagnostic(err, trace.error, describe(trace.error, trace.source.text), no_color)
         if output is not None:
-            built = f", {PARTIAL}" if trace.error is not None else ""
-            err.write(f"wrote {output} ({len(graph.nodes)} nodes{built})\n")
+            wrote = _("wrote {file} ({count} nodes, built before the program stopped with an "
+                      "error)") if trace.error is not None else _("wrote {file} ({count} nodes)")
+            err.write(wrote.format(file=output, count=len(graph.nodes)) + "\n")
         return EXIT_OK if trace.error is None else max(trace.error.exit_code, EXIT_FAILED)
 
     return guarded(action, err, subject=display_name(path), no_color=no_color)

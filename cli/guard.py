@@ -143,7 +143,9 @@ def _child(task: Callable[[], Any], limits: ProcessLimits, write_fd: int, return
         if returns:
             payload = json.dumps(["error", detail]).encode("utf-8", "surrogatepass")
         else:
-            message = "autodiff: interrupted" if code == EXIT_INTERRUPTED \
+            from autodiff.parser.i18n import _
+
+            message = _("autodiff: interrupted") if code == EXIT_INTERRUPTED \
                 else internal_error_message(detail)
             payload = b""
             try:
@@ -385,7 +387,7 @@ def run_all(tasks: Sequence[Callable[[], Any]], jobs: int, limits: ProcessLimits
                 i = waiting.pop()
                 child = Child(tasks[i], limits, returns=True, interruptible=False)
                 running[child.fd] = (i, child)
-            soonest = min(child.deadline for _, child in running.values())
+            soonest = min(child.deadline for _pid, child in running.values())
             ready = select.select(list(running), [], [], max(0.0, soonest - time.monotonic()))[0]
             for fd in ready:
                 i, child = running[fd]
@@ -399,7 +401,7 @@ def run_all(tasks: Sequence[Callable[[], Any]], jobs: int, limits: ProcessLimits
                     child.kill()
                     settle(i, child)
     except BaseException:
-        for _, child in running.values():
+        for _pid, child in running.values():
             child.kill()
         raise
     return results

@@ -14,6 +14,8 @@ import re
 import time
 from contextlib import contextmanager
 
+from autodiff.parser.i18n import _
+
 from .outcome import UsageError
 
 DEFAULT_TIMEOUT = 60.0  # seconds: a learner's programs take well under one
@@ -26,10 +28,12 @@ def parse_size(text: str) -> int:
     """'512M', '2G', '1.5g', '100000' -> bytes."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", text.lower())
     if not match:
-        raise UsageError(f"--max-memory: expected a size such as 512M or 2G, got {text!r}")
+        raise UsageError(_("--max-memory: expected a size such as 512M or 2G, got {text!r}").format(
+            text=text))
     size = int(float(match.group(1)) * _UNITS[match.group(2)])
     if size < _SMALLEST:
-        raise UsageError(f"--max-memory: {text} is too small to run anything; give at least 1M")
+        raise UsageError(_("--max-memory: {text} is too small to run anything; give at least "
+                           "1M").format(text=text))
     return size
 
 
@@ -38,8 +42,8 @@ def check_timeout(seconds: float | None) -> float | None:
         return None
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds)
             and 0 < seconds <= MAX_TIMEOUT):
-        raise UsageError(f"--timeout: expected a number of seconds above 0 and at most "
-                         f"{MAX_TIMEOUT:,.0f}, got {seconds}")
+        raise UsageError(_("--timeout: expected a number of seconds above 0 and at most "
+                           "{most:,.0f}, got {seconds}").format(most=MAX_TIMEOUT, seconds=seconds))
     return float(seconds)
 
 

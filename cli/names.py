@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from autodiff.engine.graph import AccumulateGrad
+from autodiff.parser.i18n import _
 
 from .trace import Trace
 
@@ -41,7 +42,8 @@ class Namer:
     def label(self, node) -> str:
         if type(node) is AccumulateGrad:
             name = self.tensors.get(id(node.variable))
-            return f"{name} (leaf)" if name else f"leaf {shape_text(node.variable.shape)}"
+            return _("{name} (leaf)").format(name=name) if name else \
+                _("leaf {shape}").format(shape=shape_text(node.variable.shape))
         name = self.nodes.get(id(node))
         return f"{name} = {node.name()}" if name else node.name()
 
@@ -50,8 +52,9 @@ class Namer:
         a node already shown marked `↑`, runs of one op under one name (or none: a loop's
         `y = y * 2`) collapsed to `y = Op ×n`."""
         if tensor.grad_fn is None:
-            name = self.tensors.get(id(tensor), "tensor")
-            return f"{name} (leaf)" if tensor.requires_grad else f"{name} (no graph)"
+            name = self.tensors.get(id(tensor), _("tensor"))
+            return (_("{name} (leaf)") if tensor.requires_grad else _("{name} (no graph)")).format(
+                name=name)
         budget = [_MAX_PARTS]
         return self._chain(tensor.grad_fn, set(), budget)
 
@@ -89,7 +92,7 @@ class Namer:
 def _children(node) -> list:
     """The distinct nodes a node sends gradients to, in input order."""
     kids, ids = [], set()
-    for child, _ in node.next_functions:
+    for child, _slot in node.next_functions:
         if child is not None and id(child) not in ids:
             ids.add(id(child))
             kids.append(child)

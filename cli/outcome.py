@@ -63,9 +63,13 @@ def _terminate(signum, frame):
 
 def internal_error_message(detail: str, subject: str | None = None) -> str:
     """The line for an exception of ours: never a traceback, always a request to report it."""
-    where = f" while running {subject}" if subject else ""
-    return (f"internal error{where}: {detail}. This is a bug in autodiff, not in the "
-            "program: please report it, with the program file.")
+    from autodiff.parser.i18n import _
+
+    text = _("internal error while running {subject}: {detail}. This is a bug in autodiff, not "
+             "in the program: please report it, with the program file.") if subject else _(
+        "internal error: {detail}. This is a bug in autodiff, not in the program: please "
+        "report it, with the program file.")
+    return text.format(subject=subject, detail=detail)
 
 
 def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None, *,
@@ -138,13 +142,11 @@ def _coloured(error: TgError, text: str):
         out.append(head)
     for number, line in enumerate(lines[1:], start=1):
         out.append("\n")
-        # the caret line is the second after the headline: spaces and ^ or ~ only
-        if number == 2 and line.strip() and set(line.strip()) <= {"^", "~"}:
-            out.append(line, style="error")
-        elif number > 2 or (number == 2 and not line.startswith("    ")):
+        if number <= 2 and line.startswith("    "):  # the source line, then the caret line
+            caret = number == 2 and set(line.strip()) <= {"^", "~"}
+            out.append(line, style="error" if caret else None)
+        else:  # the hints
             out.append(line, style="warn")
-        else:
-            out.append(line)
     return out
 
 
@@ -153,6 +155,7 @@ def _report(exc: BaseException, err: TextIO, subject: str | None,
     """Write the message for `exc` and return the exit code; None for what is not ours to
     report (SystemExit)."""
     from autodiff.interpreter.deadline import ProgramStopped
+    from autodiff.parser.i18n import _
 
     if isinstance(exc, ProgramError):
         write_diagnostic(err, exc.error, describe(exc.error, exc.source), no_color)
@@ -161,22 +164,22 @@ def _report(exc: BaseException, err: TextIO, subject: str | None,
         write_diagnostic(err, exc, describe(exc, None), no_color)
         return exc.exit_code
     if isinstance(exc, UsageError):
-        err.write(f"autodiff: error: {exc}\n")
+        err.write(_("autodiff: error: {message}").format(message=exc) + "\n")
         return EXIT_USAGE
     if isinstance(exc, ToolError):
         err.write(f"autodiff: {exc}\n")
         return EXIT_FAILED
     if isinstance(exc, KeyboardInterrupt):
-        err.write("autodiff: interrupted\n")
+        err.write(_("autodiff: interrupted") + "\n")
         return EXIT_INTERRUPTED
     if isinstance(exc, Terminated):
-        err.write("autodiff: terminated\n")
+        err.write(_("autodiff: terminated") + "\n")
         return EXIT_TERMINATED
     if isinstance(exc, ProgramStopped):  # the time limit, outside any program line
         err.write(f"{subject or 'autodiff'}: {exc.error_class}: {exc.message}\n")
         return exc.exit_code
     if isinstance(exc, MemoryError):  # the address-space cap, outside any program line
-        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or 'out of memory'} "
+        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or _('out of memory')} "
                   "(--max-memory)\n")
         return EXIT_LIMIT
     if isinstance(exc, BrokenPipeError):  # `autodiff run x | head`: the reader left

@@ -18,18 +18,20 @@ from typing import TextIO
 
 from autodiff.parser.diagnostics import TgError
 
+from autodiff.parser.i18n import N_, _
+
 from .live import LiveProgram, incomplete
 from .outcome import EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded, write_diagnostic
 
-BANNER = ("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
-          "line; help for the commands; exit() or Ctrl-D quits.")
-HELP = """Type .tg statements (Python syntax, PyTorch's API); an expression's value is printed.
+BANNER = N_("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
+            "line; help for the commands; exit() or Ctrl-D quits.")
+HELP = N_("""Type .tg statements (Python syntax, PyTorch's API); an expression's value is printed.
   :graph NAME      the backward graph from the tensor NAME
   :explain [N]     the backward calls so far, step by step (or only call N)
   :report [NAME]   every tensor so far (or only NAME): value, grad_fn chain, gradient
   help             this text
   exit() quit()    leave (Ctrl-D too)
-"""
+""")
 HISTORY = os.path.join(os.path.expanduser("~"), ".autodiff_history")
 QUIT = frozenset({"exit()", "quit()"})
 
@@ -49,9 +51,9 @@ class Session:
         if stripped.startswith(":"):
             self.command(stripped, out, err)
         elif stripped == "help":
-            out.write(HELP)
+            out.write(_(HELP))
         elif stripped in ("exit", "quit"):
-            out.write(f"Use {stripped}() or Ctrl-D (i.e. EOF) to exit\n")
+            out.write(_("Use {name}() or Ctrl-D (i.e. EOF) to exit").format(name=stripped) + "\n")
         else:
             stopped = self._probe(text)
             if stopped is not None:
@@ -81,11 +83,12 @@ class Session:
         return None
 
     def command(self, text: str, out: TextIO, err: TextIO) -> None:
-        word, _, argument = text.partition(" ")
+        word, _space, argument = text.partition(" ")
         argument = argument.strip() or None
         views = {":graph": self._graph, ":explain": self._explain, ":report": self._report}
         if word not in views:
-            err.write(f"unknown command {word}: try :graph NAME, :explain, :report or help\n")
+            err.write(_("unknown command {word}: try :graph NAME, :explain, :report or "
+                        "help").format(word=word) + "\n")
             return
         try:
             views[word](argument, out)
@@ -103,7 +106,7 @@ class Session:
         from .explain import explain_from, render_explain
 
         if call is not None and not call.isdigit():
-            raise UsageError(f"{call}: give the number of a backward call")
+            raise UsageError(_("{call}: give the number of a backward call").format(call=call))
         lines = explain_from(self.program.trace, call=int(call) if call else None,
                              jacobians=False)
         render_explain(lines, out, no_color=self.no_color)
@@ -188,7 +191,7 @@ class Completer:
         if "." not in text:
             pool = [*program.names(), *program.builtins, "help", "exit()", "quit()"]
             return sorted({n for n in pool if n.startswith(text) and not n.startswith("_")})
-        head, _, tail = text.rpartition(".")
+        head, _dot, tail = text.rpartition(".")
         parts = head.split(".")
         obj = program.globals.get(parts[0], program.builtins.get(parts[0]))
         for part in parts[1:]:
@@ -252,7 +255,7 @@ def repl_session(*, no_color: bool = False, out: TextIO | None = None,
         else:
             sys.ps1, sys.ps2 = ">>> ", "... "
         try:
-            console.interact(banner=BANNER if interactive else "", exitmsg="")
+            console.interact(banner=_(BANNER) if interactive else "", exitmsg="")
         except SystemExit:
             pass
         return EXIT_OK

@@ -12,6 +12,8 @@ from typing import Any, TextIO
 
 from autodiff.engine.tensor import Tensor
 from autodiff.parser.diagnostics import source_lines
+from autodiff.parser.display import text_width
+from autodiff.parser.i18n import N_, _
 
 from .names import Namer, dtype_text, grad_of, shape_text
 from .outcome import UsageError
@@ -26,8 +28,9 @@ def build_report(trace: Trace, show: list[str] | None = None) -> list[dict[str, 
     if show:
         unknown = [n for n in show if n not in tensors]
         if unknown:
-            raise UsageError(f"--show {unknown[0]}: no top-level tensor of that name "
-                             f"(tensors: {', '.join(tensors) or 'none'})")
+            raise UsageError(_("--show {name}: no top-level tensor of that name (tensors: "
+                               "{names})").format(name=unknown[0],
+                                                  names=", ".join(tensors) or _("none")))
         tensors = {n: tensors[n] for n in show}
     namer = Namer(trace)
     reached = {key for call in trace.calls for key in call.delivered}
@@ -71,22 +74,24 @@ def why_no_grad(name: str, t: Tensor, trace: Trace, reached: set,
     """One line saying why `t.grad` is None."""
     if not t.is_leaf:
         if t.retains_grad:
-            return "retain_grad() was called, but no backward pass reached it"
-        return (f"a non-leaf: PyTorch keeps a non-leaf's .grad only after {name}.retain_grad()")
+            return _("retain_grad() was called, but no backward pass reached it")
+        return _("a non-leaf: PyTorch keeps a non-leaf's .grad only after "
+                 "{name}.retain_grad()").format(name=name)
     cuts = cuts or GraphCuts(trace.source.text)
     if not t.requires_grad:
         cut = cuts.on_line(trace.line_of(name))
         if cut:
-            return f"made by {cut}: cut from the graph, so it has no gradient"
-        return "does not require grad (requires_grad=False)"
+            return _("made by {cut}: cut from the graph, so it has no gradient").format(
+                cut=_(cut))
+        return _("does not require grad (requires_grad=False)")
     if not trace.calls:
-        return "backward() was never called"
+        return _("backward() was never called")
     if id(t) in reached:
-        return f"reset by the program after backward ({name}.grad = None)"
+        return _("reset by the program after backward ({name}.grad = None)").format(name=name)
     if cuts.anywhere:
-        return ("not reached by any backward pass: not used by the output, or its path was "
-                "cut by detach()/.data/no_grad")
-    return "not used by the output backward() was called on"
+        return _("not reached by any backward pass: not used by the output, or its path was "
+                 "cut by detach()/.data/no_grad")
+    return _("not used by the output backward() was called on")
 
 
 _NO_GRAD = re.compile(r"^(\s*)with\s+torch\.(no_grad\(\)|set_grad_enabled\(\s*False\s*\))")
@@ -114,7 +119,7 @@ class GraphCuts:
                 while open_blocks and open_blocks[-1][0] >= indent:
                     under -= open_blocks.pop()[1]
                 if reason is None and under:
-                    reason = "an op under torch.no_grad()"
+                    reason = N_("an op under torch.no_grad()")
                 no_grad = bool(_NO_GRAD.match(code))
                 self.anywhere = self.anywhere or no_grad
                 open_blocks.append((indent, no_grad))
@@ -166,36 +171,41 @@ def render_report(entries: list[dict[str, Any]], out: TextIO, *, no_color: bool 
         return
     console = make_console(out, no_color=no_color)
     console.print()
-    console.rule(Text("tensors", style="bold"), style="dim")
+    console.rule(Text(_("tensors"), style="bold"), style="dim")
     for e in entries:
         head = Text()
         head.append(e["name"], style="name")
         if e["line"]:
-            head.append(f"  line {e['line']}", style="dim")
+            head.append("  " + _("line {n}").format(n=e["line"]), style="dim")
         head.append(f"  {shape_text(e['shape'])} {e['dtype']}  ")
         if e.get("rebound_at"):
             times = e.get("bindings_at_line", 1)
-            head.append(f"(an earlier binding{f' (the last of {times} made by this line)' if times > 1 else ''}, "
-                        f"rebound at line {e['rebound_at']}; still in the graph)  ", style="dim")
+            note = (_("(an earlier binding (the last of {times} made by this line), rebound at "
+                      "line {line}; still in the graph)") if times > 1 else
+                    _("(an earlier binding, rebound at line {line}; still in the graph)"))
+            head.append(note.format(times=times, line=e["rebound_at"]) + "  ", style="dim")
         if e["is_leaf"]:
-            head.append("leaf" + (", requires_grad" if e["requires_grad"] else ""), style="leaf")
+            head.append(_("leaf, requires_grad") if e["requires_grad"] else _("leaf"),
+                        style="leaf")
         else:
             head.append(f"grad_fn={e['grad_fn']}", style="op")
         console.print(head)
         if e["chain"] and not e["is_leaf"]:
-            _field(console, "chain", e["chain"], "op")
-        _field(console, "value", e["value"], "value")
+            _field(console, _("chain"), e["chain"], "op")
+        _field(console, _("value"), e["value"], "value")
         if e["grad"] is not None:
-            _field(console, "grad", e["grad"], "grad")
+            _field(console, _("grad"), e["grad"], "grad")
         else:
-            _field(console, "grad", f"None: {e['grad_none_reason']}", "dim")
+            _field(console, _("grad"), _("None: {reason}").format(reason=e["grad_none_reason"]),
+                   "dim")
 
 
 def _field(console, label: str, text: str, style: str) -> None:
     from rich.text import Text
 
-    pad = " " * 9
+    width = max(6, text_width(label))  # a label in Chinese takes two columns a character
+    pad = " " * (width + 3)
     body = text.replace("\n", "\n" + pad)
-    line = Text(f"  {label:<6} ", style="dim")
+    line = Text("  " + label + " " * (width - text_width(label) + 1), style="dim")
     line.append(body, style=style)
     console.print(line)

@@ -55,8 +55,11 @@ def _run_reported(source: LoadedSource, out: TextIO, err: TextIO, show, as_json:
     trace = trace_source(source, out=None if as_json else out, err=err)
     out.flush()
     if as_json:
+        from autodiff.parser.i18n import language
+
         code = trace.error.exit_code if trace.error is not None else EXIT_OK
-        write_json(report_document(trace, build_report(trace, show), code), out)
+        with language("en"):  # a document for programs: its texts do not change with the locale
+            write_json(report_document(trace, build_report(trace, show), code), out)
     trace.raise_error()
     if not as_json:
         render_report(build_report(trace, show), out, no_color=no_color)

@@ -24,3 +24,55 @@ def caret_line(text: str, col: int, width: int) -> str:
     Tabs are kept so the caret lines up under tab-indented code."""
     pad = "".join(ch if ch == "\t" else " " * char_width(ch) for ch in text[: col - 1])
     return pad + "^" * max(text_width(text[col - 1: col - 1 + width]), 1)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` terminal columns: breaks at spaces, and between
+    two characters of CJK text (which has no spaces), never inside a word of ASCII."""
+    lines: list[str] = []
+    line, used = "", 0
+    for piece in _pieces(text):
+        size = text_width(piece)
+        if piece == " ":
+            if line:
+                line, used = line + " ", used + 1
+            continue
+        if used + size > width and line.strip():
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + piece, used + size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+_CLOSING = "，。；：、）》」』！？”"
+_OPENING = "（《「『“"
+
+
+def _pieces(text: str) -> list[str]:
+    """Words, single spaces, and single wide characters (each a place a line may break);
+    punctuation stays with the character it belongs to."""
+    pieces: list[str] = []
+    word = ""
+    for ch in text:
+        if ch.isspace():
+            if word:
+                pieces.append(word)
+                word = ""
+            pieces.append(" ")
+        elif char_width(ch) == 2 and ch not in _CLOSING:
+            if word and word[-1] not in _OPENING:
+                pieces.append(word)
+                word = ""
+            word += ch
+            if ch not in _OPENING:
+                pieces.append(word)
+                word = ""
+        elif ch in _CLOSING and not word and pieces and pieces[-1] != " ":
+            word = pieces.pop() + ch  # a line never starts with a closing mark
+        else:
+            word += ch
+    if word:
+        pieces.append(word)
+    return pieces

@@ -16,9 +16,10 @@ from typing import Any, Callable, Optional
 
 from . import ast, suggest
 from .diagnostics import TgError
-from .i18n import _
+from .display import text_width
+from .i18n import N_, _
 
-PREFIX = "hint: "
+PREFIX = N_("hint: ")
 
 
 def enabled() -> bool:
@@ -115,8 +116,9 @@ def hints(error: TgError, source: str | None = None, scope: dict | None = None) 
 
 def block(lines: list[str]) -> str:
     """`hint: ` before each hint, continuation lines indented under its text."""
-    pad = " " * len(PREFIX)
-    return "".join(PREFIX + text.replace("\n", "\n" + pad) + "\n" for text in lines)
+    prefix = _(PREFIX)
+    pad = " " * text_width(prefix)
+    return "".join(prefix + text.replace("\n", "\n" + pad) + "\n" for text in lines)
 
 
 def hint_block(error: TgError, source: str | None = None, scope: dict | None = None) -> str:
@@ -333,6 +335,25 @@ def _broadcast(m: re.Match, cx: Context) -> str | None:
              "dimension.").format(left=left, right=right, a=m["a"], b=m["b"])
 
 
+@rule("AttributeError", r"^'(?P<type>float|int|bool)' object has no attribute "
+                        r"'(?P<name>backward|grad|grad_fn|requires_grad|retain_grad|is_leaf)'")
+def _number_not_tensor(m: re.Match, cx: Context) -> str | None:
+    node = cx.node()
+    owner = cx.text(node.value) if isinstance(node, ast.Attribute) else None
+    owner = owner or _receiver(cx, m["name"]) or _("this value")
+    return _("{y} is a Python number ({type}), not a tensor, so autograd never saw how it was "
+             "computed: it came from outside torch (math.sin, .item(), float(), ...). Compute "
+             "it with torch's functions on tensors (torch.sin, torch.exp, ...).").format(
+        y=owner, type=m["type"])
+
+
+@rule("AssertionError", r"^Torch not compiled with CUDA enabled")
+def _no_cuda(m: re.Match, cx: Context) -> str | None:
+    return _("autodiff computes on the CPU, as a PyTorch without CUDA does. Leave out .cuda() "
+             "and .to(\"cuda\"), or choose the device as tutorials do: device = \"cuda\" if "
+             "torch.cuda.is_available() else \"cpu\".")
+
+
 # ---------------------------------------------------------------- .grad read as None
 
 def _grad_expression(cx: Context) -> ast.Attribute | None:
@@ -350,7 +371,7 @@ def _none_grad(cx: Context) -> str | None:
     owner = cx.text(grad.value) or "x"
     value = cx.scope.get(owner) if cx.scope and isinstance(grad.value, ast.Name) else None
     why = _grad_none_reason(owner, value)
-    return _("{x}.grad is None.").format(x=owner) + " " + why
+    return _("{x}.grad is None. {why}").format(x=owner, why=why)
 
 
 def _grad_none_reason(owner: str, value: Any) -> str:
@@ -383,6 +404,18 @@ def _attribute_called(m: re.Match, cx: Context) -> str | None:
     called = cx.text(node.func)
     return _("{attr} is a value ({type}), not a method: write {attr} without the ().").format(
         attr=called, type=m["type"]) if called else None
+
+
+# ---------------------------------------------------------------- what autodiff lacks
+
+@rule("NotImplementedError", r"not supported by autodiff")
+@rule("SyntaxError", r"not supported by autodiff")
+@rule("ImportError", r"not supported by autodiff")
+@rule("AttributeError", r"not supported by autodiff")
+def _unsupported(m: re.Match, cx: Context) -> str | None:
+    return _("autodiff does not support this yet (PyTorch does): it is a limit of this tool, "
+             "not a mistake in the program. docs/language.md (\"Not supported\") lists what .tg "
+             "programs cannot use.")
 
 
 from . import source_hints  # noqa: E402,F401 - registers the source-file rules in this table

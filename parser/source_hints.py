@@ -10,11 +10,26 @@ import re
 import unicodedata
 
 from .hints import Context, rule
-from .i18n import _
+from .i18n import N_, _
 
 # Punctuation a Chinese input method types whose ASCII form NFKC does not give.
 _ASCII_FOR = {"“": '"', "”": '"', "‘": "'", "’": "'", "。": ".", "、": ",", "【": "[",
               "】": "]", "《": "<", "》": ">", "…": "...", "—": "-", "·": ".", "\u3000": " "}
+
+
+# The names Unicode gives the marks an input method types most, for translation.
+_MARK_NAMES = frozenset((
+    N_("fullwidth semicolon"), N_("fullwidth comma"), N_("fullwidth colon"),
+    N_("fullwidth left parenthesis"), N_("fullwidth right parenthesis"),
+    N_("fullwidth full stop"), N_("fullwidth exclamation mark"), N_("fullwidth question mark"),
+    N_("fullwidth left square bracket"), N_("fullwidth right square bracket"),
+    N_("fullwidth equals sign"), N_("fullwidth plus sign"), N_("fullwidth hyphen-minus"),
+    N_("left double quotation mark"), N_("right double quotation mark"),
+    N_("left single quotation mark"), N_("right single quotation mark"),
+    N_("ideographic full stop"), N_("ideographic comma"), N_("ideographic space"),
+    N_("left black lenticular bracket"), N_("right black lenticular bracket"),
+    N_("left double angle bracket"), N_("right double angle bracket"),
+    N_("horizontal ellipsis"), N_("em dash"), N_("middle dot")))
 
 
 def ascii_for(ch: str) -> str | None:
@@ -48,7 +63,8 @@ def _full_width(m: re.Match, cx: Context) -> str | None:
     name = unicodedata.name(ch, "").lower()
     text = _("Did you mean '{plain}'? '{ch}' ({name}) is what a Chinese input method types; "
              "switch it to English (half-width) punctuation for code.").format(
-        plain=plain, ch=ch, name=name or f"U+{ord(ch):04X}")
+        plain=plain, ch=ch, name=_(name) if name in _MARK_NAMES else
+        name or f"U+{ord(ch):04X}")
     line = _source_line(cx)
     if line is not None:
         fixed = ascii_line(line)
@@ -77,7 +93,6 @@ def _has_cjk(text: str) -> bool:
 def _not_utf8(m: re.Match, cx: Context) -> str | None:
     raw = getattr(cx.error, "raw", None)
     name = cx.error.filename
-    convert = _("Save it as UTF-8 (in the editor: Save As, Encoding: UTF-8)")
     if raw is not None:
         try:
             text = raw.decode("gb18030")
@@ -90,10 +105,12 @@ def _not_utf8(m: re.Match, cx: Context) -> str | None:
             return (_("{name} is not UTF-8: it reads as GB18030 (GBK), the encoding Chinese "
                       "Windows editors save in. Line {line} would read: {shown}").format(
                         name=name, line=where, shown=shown) + "\n" +
-                    convert + _(", or convert it: iconv -f GB18030 -t UTF-8 {name} > "
-                                "utf8-{base}").format(name=name, base=_base(name)))
+                    _("Save it as UTF-8 (in the editor: Save As, Encoding: UTF-8), or convert "
+                      "it: iconv -f GB18030 -t UTF-8 {name} > utf8-{base}").format(
+                        name=name, base=_base(name)))
     return _("{name} is not UTF-8 text, the encoding .tg programs (like Python files) are "
-             "read in.").format(name=name) + "\n" + convert + "."
+             "read in.").format(name=name) + "\n" + _("Save it as UTF-8 (in the editor: Save "
+                                                      "As, Encoding: UTF-8).")
 
 
 @rule("SyntaxError", r"^source code cannot contain null bytes")

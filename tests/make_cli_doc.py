@@ -4,7 +4,7 @@ Each example in the page is a fenced block right after a marker line
 
     <!-- example: autodiff graph samples/d2l_detach.tg --format dot -->
 
-whose command runs under bash in the repository root (NO_COLOR=1, COLUMNS=100, the
+whose command runs under bash in the repository root (NO_COLOR=1, COLUMNS=100, LC_ALL=C.UTF-8, the
 `autodiff` beside this Python first on PATH); the block becomes `$ COMMAND`, then what it
 printed (stdout and stderr, as they came). Everything else in the page is prose, kept as written.
 
@@ -29,7 +29,7 @@ MARKER = re.compile(r"^<!-- example: (?P<command>.+?) -->\n```\n(?P<body>.*?)```
 
 
 def run(command: str) -> str:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "TERM": "dumb",
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "TERM": "dumb", "LC_ALL": "C.UTF-8",
            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
     done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=300,

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from learner_mistakes import MISTAKES
+from learner_mistakes import CHINESE, MISTAKES
 
 from autodiff.cli import golden
 from autodiff.cli.repl import Session
@@ -52,11 +52,11 @@ def cli(*args, env=ENV, cwd=None) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def without_hints(stderr: str) -> str:
+def without_hints(stderr: str, prefix: str = "hint: ") -> str:
     """stderr with the hint blocks taken out: what autodiff printed before hints."""
     kept, in_hint = [], False
     for line in stderr.splitlines(True):
-        if line.startswith("hint: "):
+        if line.startswith(prefix):
             in_hint = True
         elif not (in_hint and line.startswith("      ")):
             in_hint = False
@@ -84,6 +84,29 @@ def test_the_error_line_comes_first_and_hints_only_follow(tmp_path, mistake, mon
     plain = run_lib(write(tmp_path, name, body))
     assert plain == (code, stdout, without_hints(stderr))
     assert "hint:" not in plain[2]
+
+
+def test_the_chinese_table_has_every_mistake():
+    assert list(CHINESE) == [m[0] for m in MISTAKES]
+    assert all(text.count("\n提示：") + text.startswith("提示：") >= 1 for text in CHINESE.values())
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=lambda m: m[0])
+def test_mistake_shows_this_stderr_in_chinese(tmp_path, mistake):
+    name, body, code, stdout, stderr = mistake
+    with i18n.language("zh"):
+        assert run_lib(write(tmp_path, name, body)) == (code, stdout, CHINESE[name])
+    # only autodiff's own words changed: PyTorch's message, the line and the caret did not
+    assert without_hints(CHINESE[name], "提示：") == without_hints(stderr)
+
+
+@needs_cli
+def test_the_chinese_table_through_the_command(tmp_path):
+    name, body, code, stdout, stderr = BY_NAME["matmul_shapes"]
+    path = write(tmp_path, name, body)
+    done = cli("--lang", "zh", "run", "--quiet", path.name, cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode(), done.stderr.decode()) == \
+        (code, stdout, CHINESE[name])
 
 
 def test_the_error_lines_are_pytorchs(tmp_path):
@@ -186,19 +209,19 @@ def test_a_hint_that_fails_gives_no_hint_not_a_crash():
     assert hints(error, "x = 1\n") == []  # the line is not in the source
 
 
-def test_every_hint_goes_through_the_translation_hook(tmp_path):
+def test_every_hint_goes_through_the_translation_hook(monkeypatch):
     class Marked(gettext.NullTranslations):  # a stand-in catalog: marks what it translated
         def gettext(self, message):
             return "[zz] " + message
 
     error = TgError("NameError", "name 'wieght' is not defined", line=2, col=7, end_col=13)
     source = "weight = 1\nprint(wieght)\n"
-    i18n.use(Marked())
-    try:
-        assert hint_block(error, source) == "hint: [zz] Did you mean: 'weight'?\n"
-    finally:
-        i18n.use(gettext.NullTranslations())
-    assert hint_block(error, source) == "hint: Did you mean: 'weight'?\n"
+    monkeypatch.setattr(i18n, "catalog", lambda lang: Marked() if lang == "zh" else
+                        gettext.NullTranslations())
+    with i18n.language("zh"):
+        assert hint_block(error, source) == "[zz] hint: [zz] Did you mean: 'weight'?\n"
+    with i18n.language("en"):
+        assert hint_block(error, source) == "hint: Did you mean: 'weight'?\n"
 
 
 def test_hint_texts_are_all_wrapped_in_the_translation_function():
@@ -209,7 +232,7 @@ def test_hint_texts_are_all_wrapped_in_the_translation_function():
     for module in ("hints.py", "source_hints.py"):
         tree = python_ast.parse((ROOT / "parser" / module).read_text())
         wrapped = {id(node.args[0]) for node in python_ast.walk(tree)
-                   if isinstance(node, python_ast.Call) and getattr(node.func, "id", "") == "_"
+                   if isinstance(node, python_ast.Call) and getattr(node.func, "id", "") in ("_", "N_")
                    and node.args}
         docstrings = {id(node.value) for node in python_ast.walk(tree)
                       if isinstance(node, python_ast.Expr)}

@@ -33,11 +33,14 @@ from typing import Callable, TextIO
 import pytest
 from json_schemas import problems as schema_problems
 
+from autodiff.cli import explain as explain_view
 from autodiff.cli.check import check_path
 from autodiff.cli.explain import explain_path
 from autodiff.cli.graph import graph_path
+from autodiff.cli.outcome import EXIT_FAILED
 from autodiff.cli.run import run_path
 from autodiff.interpreter.reference import normalize_addresses
+from autodiff.parser.i18n import _, language
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.tg"))
@@ -45,9 +48,6 @@ EXE = shutil.which("autodiff")
 HAS_DOT = shutil.which("dot") is not None
 ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
 TRACEBACK = "Traceback (most recent call last)"
-INTERNAL = "autodiff: internal error"
-PARTIAL = "built before the program stopped with an error"
-PARTIAL_WRITTEN = f" nodes, {PARTIAL})\n"
 SVG = "{tmp}/graph.svg"  # `-o` target; {tmp} is the test's own folder
 
 # The console script runs every command on these: programs that call backward more than
@@ -58,11 +58,61 @@ CONSOLE_SAMPLES = ["grad_accumulation", "d2l_nonscalar_sum", "backward_gradient"
 
 
 @dataclass(frozen=True)
+class Texts:
+    """What the commands write about a case, in one language (docs/cli.md's wording)."""
+
+    internal: str  # ends the last-resort line for an exception of ours
+    partial: str  # marks a graph drawn before the program's error
+    written: str  # starts the line `-o` writes
+    written_partial: str  # ends it when the graph is partial
+    no_graph: str
+    no_backward: dict  # command -> its line when the program never calls backward()
+    call: str  # starts each backward call explain shows
+    stopped: str  # ends explain's output on a failing program
+    checked: str  # ends check's output when every leaf is ok
+    check_failed: str  # starts check's last line when a leaf is not
+    tensors: str  # the report's heading
+
+
+@lru_cache(maxsize=None)
+def texts(lang: str = "en") -> Texts:
+    def before(message: str) -> str:
+        return message.split("{")[0]
+
+    def after(message: str) -> str:
+        return message.split("}")[-1]
+
+    with language(lang):
+        error = _("autodiff: error: {message}")
+        return Texts(
+            internal=after(_("internal error: {detail}. This is a bug in autodiff, not in the "
+                             "program: please report it, with the program file.")),
+            partial=before(_("(the graph built before the program stopped with an error: "
+                             "{error})")),
+            written=before(_("wrote {file} ({count} nodes)")),
+            written_partial=after(_("wrote {file} ({count} nodes, built before the program "
+                                    "stopped with an error)")) + "\n",
+            no_graph=error.format(message=_("no tensor with a grad_fn to draw: the program "
+                                            "builds no graph")),
+            no_backward={
+                "explain": error.format(message=_("the program never calls backward(): nothing "
+                                                  "to explain")),
+                "check": error.format(message=_("the program never calls backward(): nothing "
+                                                "to check"))},
+            call=before(_(explain_view.CALL)),
+            stopped=after(_(explain_view.STOPPED)),
+            checked=os.path.commonprefix([after(_("the leaf {name} is ok"))[::-1],
+                                          after(_("all {count} leaves ok"))[::-1]])[::-1],
+            tensors=_("tensors"),
+            check_failed=before(_("FAILED: {names} (tolerance rtol={rtol:g}, atol={atol:g}).")))
+
+
+@dataclass(frozen=True)
 class Command:
     args: tuple[str, ...]  # after `autodiff`, before FILE
     call: Callable[[str, TextIO, TextIO, str], int]  # (file, out, err, tmp) -> exit status
     needs: str | None  # what the program must have for exit 0: "graph", "backward" or None
-    drawn: Callable[[str, str], bool] | None = None  # (stdout, tmp): a view's output is sane
+    drawn: Callable[[str, str, Texts], bool] | None = None  # (stdout, tmp, texts): sane output
 
 
 def _svg_written(tmp: str) -> bool:
@@ -75,25 +125,26 @@ COMMANDS: dict[str, Command] = {
     "run --json": Command(("run", "--json"),
                           lambda f, o, e, t: run_path(f, out=o, err=e, as_json=True), None),
     "graph": Command(("graph",), lambda f, o, e, t: graph_path(f, out=o, err=e, no_color=True),
-                     "graph", lambda out, t: "AccumulateGrad" in out),
+                     "graph", lambda out, t, x: "AccumulateGrad" in out),
     "graph -f dot": Command(("graph", "-f", "dot"),
                             lambda f, o, e, t: graph_path(f, fmt="dot", out=o, err=e),
-                            "graph", lambda out, t: out.startswith("digraph autograd {")),
+                            "graph", lambda out, t, x: out.startswith("digraph autograd {")),
     "graph -f mermaid": Command(("graph", "-f", "mermaid"),
                                 lambda f, o, e, t: graph_path(f, fmt="mermaid", out=o, err=e),
-                                "graph", lambda out, t: out.startswith("flowchart TD\n")),
+                                "graph", lambda out, t, x: out.startswith("flowchart TD\n")),
     "graph -f json": Command(("graph", "-f", "json"),
                              lambda f, o, e, t: graph_path(f, fmt="json", out=o, err=e),
-                             "graph", lambda out, t: not schema_problems(json.loads(out), "graph")),
+                             "graph", lambda out, t, x: not schema_problems(json.loads(out),
+                                                                          "graph")),
     "graph -o x.svg": Command(("graph", "-o", SVG),
                               lambda f, o, e, t: graph_path(f, output=SVG.format(tmp=t), out=o,
                                                             err=e),
-                              "graph", lambda out, t: out == "" and _svg_written(t)),
+                              "graph", lambda out, t, x: out == "" and _svg_written(t)),
     "explain": Command(("explain",), lambda f, o, e, t: explain_path(f, out=o, err=e,
                                                                      no_color=True),
-                       "backward", lambda out, t: out.startswith("backward() call ")),
+                       "backward", lambda out, t, x: out.startswith(x.call)),
     "check": Command(("check",), lambda f, o, e, t: check_path(f, out=o, err=e, no_color=True),
-                     "backward", lambda out, t: out.rstrip().endswith(" ok")),
+                     "backward", lambda out, t, x: out.rstrip().endswith(x.checked)),
 }
 
 
@@ -113,17 +164,20 @@ class Baseline:
     fails: bool
     backward_calls: int
     builds_graph: bool
+    status: int = 0  # `run --quiet`'s: 2 for a program autodiff refuses (not supported)
 
 
 @lru_cache(maxsize=None)
-def baseline(sample: Path) -> Baseline:
+def baseline(sample: Path, lang: str = "en") -> Baseline:
     out, err = io.StringIO(), io.StringIO()
-    run_path(str(sample), quiet=True, out=out, err=err)
+    with language(lang):  # the hints after a diagnostic are in the case's language
+        status = run_path(str(sample), quiet=True, out=out, err=err)
     report_out = io.StringIO()
     run_path(str(sample), as_json=True, out=report_out, err=io.StringIO())
     report = json.loads(report_out.getvalue())
     return Baseline(err.getvalue(), sample.with_suffix(".err").exists(), report["backward_calls"],
-                    report["backward_calls"] > 0 or any(t["grad_fn"] for t in report["tensors"]))
+                    report["backward_calls"] > 0 or any(t["grad_fn"] for t in report["tensors"]),
+                    status)
 
 
 def in_process(sample: Path, command: Command, tmp: Path) -> Outcome:
@@ -142,53 +196,66 @@ def console(sample: Path, command: Command, tmp: Path) -> Outcome:
     return Outcome(done.returncode, done.stdout, done.stderr)
 
 
-def problems(sample: Path, name: str, got: Outcome, tmp: Path) -> list[str]:
-    """What is wrong with one case (empty: it did what the docs say)."""
+def problems(sample: Path, name: str, got: Outcome, tmp: Path, lang: str = "en",
+             command: Command | None = None, mismatch: bool = False) -> list[str]:
+    """What is wrong with one case (empty: it did what the docs say), run in `lang`;
+    `command` when it is not COMMANDS[name]; `mismatch`: check may report one (exit 1)."""
     found = []
+    said = texts(lang)
     if got.escaped is not None:
         return [f"an internal exception escaped:\n{got.escaped}"]
     if TRACEBACK in got.stderr or TRACEBACK in got.stdout:
         return [f"a Python traceback:\n{got.stderr[-3000:]}"]
-    if INTERNAL in got.stderr:  # the last-resort catch turned an exception of ours into a line
+    if said.internal in got.stderr:  # the last-resort catch turned an exception of ours into a line
         return [f"an internal error:\n{got.stderr[-3000:]}"]
-    command = COMMANDS[name]
-    base = baseline(sample)
+    command = command or COMMANDS[name]
+    base = baseline(sample, lang)
+    if not base.fails and base.status == 2:  # a construct autodiff refuses: every command says so
+        if got.status != 2 or not got.stderr.startswith(base.stderr):
+            found.append(f"exit status {got.status} and stderr {got.stderr[-1000:]!r}, "
+                         f"expected {base.status} and {base.stderr!r}")
+        return found
     if base.fails:
         want_status, tail = 1, ""
-        golden_error = sample.with_suffix(".err").read_text().strip()
+        golden_error = sample.with_suffix(".err").read_text(encoding="utf-8").strip()
         if golden_error not in got.stderr:
             found.append(f"the program's error {golden_error!r} is not on stderr")
     elif command.needs == "graph" and not base.builds_graph:
-        want_status, tail = 2, "autodiff: error: no tensor with a grad_fn to draw"
+        want_status, tail = 2, said.no_graph
     elif command.needs == "backward" and base.backward_calls == 0:
-        want_status, tail = 2, "autodiff: error: the program never calls backward()"
+        want_status, tail = 2, said.no_backward[name]
     else:
-        want_status, tail = 0, "wrote " if "-o" in command.args else ""
+        want_status, tail = 0, said.written if "-o" in command.args else ""
     if got.status != want_status:
         found.append(f"exit status {got.status}, documented: {want_status}")
     if not got.stderr.startswith(base.stderr):
         found.append(f"stderr does not start with the program's own stderr {base.stderr!r}")
     extra = got.stderr[len(base.stderr):]
-    if base.fails and "-o" in command.args and extra.endswith(PARTIAL_WRITTEN):
-        tail = "wrote "  # the graph built before the error was written
+    if base.fails and "-o" in command.args and extra.endswith(said.written_partial):
+        tail = said.written  # the graph built before the error was written
     if not (extra.startswith(tail) and extra.count("\n") == (1 if tail else 0)):
         wanted = f"one line starting {tail!r}" if tail else "nothing"
         found.append(f"stderr after the program's own: {extra!r}, expected {wanted}")
-    return found + output_problems(sample, name, want_status, got.stdout, tmp)
+    if mismatch and name == "check" and want_status == 0 and got.status == EXIT_FAILED and \
+            got.stdout.rstrip().rsplit("\n", 1)[-1].startswith(said.check_failed):
+        return [p for p in found if not p.startswith("exit status")]  # a verdict, documented
+    return found + output_problems(sample, name, want_status, got.stdout, tmp, lang, command)
 
 
-def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path) -> list[str]:
+def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path,
+                    lang: str = "en", command: Command | None = None) -> list[str]:
     """`run` prints the program's output (PyTorch's, byte for byte) before its report; a
     view prints its drawing when it succeeds and nothing otherwise, except `explain` on a
     failing program, which shows the backward steps that ran before the error."""
-    base = baseline(sample)
-    golden_out = sample.with_suffix(".out").read_text()
+    base, said = baseline(sample, lang), texts(lang)
+    golden_out = sample.with_suffix(".out").read_text(encoding="utf-8")
     if name == "run":
         text = normalize_addresses(stdout)
         report = text[len(golden_out):]
         if not text.startswith(golden_out):
             return ["stdout does not start with the program's golden output"]
-        if report and not (status == 0 and report.startswith("\n") and " tensors " in report):
+        if report and not (status == 0 and report.startswith("\n")
+                           and f" {said.tensors} " in report):
             return [f"after the program's output, not a report:\n{report[:1000]}"]
         return []
     if name == "run --json":
@@ -204,18 +271,18 @@ def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path
         return found
     if status != 0 and name.startswith("graph") and base.fails and stdout:
         # the graph built before the error, marked so in every format
-        if PARTIAL in stdout or (name == "graph -f json" and json.loads(stdout).get("error")):
+        if said.partial in stdout or (name == "graph -f json" and json.loads(stdout).get("error")):
             return []
         return [f"a graph of a failing program not marked as partial:\n{stdout[:1000]}"]
     if status != 0 and name == "explain" and base.fails:
         # the steps up to the failure, then one line pointing at the error on stderr
-        if stdout.rstrip().endswith("(its message follows on stderr)"):
+        if stdout.rstrip().endswith(said.stopped):
             return []
         return [f"explain of a failing program does not end at the error:\n{stdout[-1000:]}"]
     if status != 0:
         return [] if stdout == "" else [f"output from a view that failed:\n{stdout[:1000]}"]
     try:
-        ok = COMMANDS[name].drawn(stdout, str(tmp))
+        ok = (command or COMMANDS[name]).drawn(stdout, str(tmp), said)
     except ValueError as exc:  # not JSON
         ok, stdout = False, f"{stdout[:1000]}\n({exc})"
     return [] if ok else [f"unexpected output:\n{stdout[:1000]}"]
