@@ -64,3 +64,27 @@ def test_exit_status(tmp_path: Path) -> None:
     prog = tmp_path / "nan.tg"
     prog.write_text(NAN_AT_ZERO)
     assert check_path(str(prog), out=io.StringIO(), err=io.StringIO()) == 1
+
+
+# descent on (w - 3)² through .data: the last backward sees w after two updates, where the
+# slope is 2(w - 3); an update through .data leaves w's version at 0, as in torch
+DATA_UPDATES = ("w = torch.tensor(1.0, requires_grad=True)\n"
+                "for step in range(3):\n"
+                "    loss = (w - 3) ** 2\n"
+                "    loss.backward()\n"
+                "    if step < 2:\n"
+                "        w.data -= 0.25 * w.grad.data\n"
+                "        w.grad.zero_()\n")
+
+
+@pytest.mark.parametrize("write", ["w.data -= 0.25 * w.grad.data",
+                                   "w.data = w.data - 0.25 * w.grad",
+                                   "with torch.no_grad():\n            w -= 0.25 * w.grad"])
+def test_leaf_updated_between_backward_calls_is_checked_at_its_last_values(write: str) -> None:
+    source = DATA_UPDATES.replace("w.data -= 0.25 * w.grad.data", write)
+    result = check_source(LoadedSource(source, "prog.tg"), err=io.StringIO())
+    leaf = result.leaves[0]
+    # w: 1 -> 1 + 0.25·4 = 2 -> 2 + 0.25·2 = 2.5; the last slope is 2(2.5 - 3) = -1
+    assert leaf.report.analytic[0] == pytest.approx(-1.0)
+    assert leaf.report.numeric[0] == pytest.approx(-1.0, rel=1e-6)
+    assert result.ok
