@@ -118,14 +118,16 @@ def _log_softmax_backward_array(g, y, dim):
 SOFTMAX_BACKWARD = op(
     "SoftmaxBackwardDataBackward0",
     lambda F, gg, o, g, y, dim: F.softmax_backward(gg, y, dim),
-    lambda F, gg, o, g, y, dim: gg * g - gg * F.sum_dims(g * y, (dim,), True)
-    - g * F.sum_dims(gg * y, (dim,), True),
+    # torch's softmax_double_backward, term by term in its order (the graph shows it)
+    lambda F, gg, o, g, y, dim: g * gg - F.sum_dims(y * g, (dim,), True) * gg
+    - g * F.sum_dims(y * gg, (dim,), True),
     saves="i", explain="the gradient of softmax, y·(g - Σ g·y), as an op of its own",
     formulas=("∂/∂g = y·(δ - y)", "∂/∂y"), check=Check(lambda a: a.softmax(1), (any_(2, 3),)))
 LOG_SOFTMAX_BACKWARD = op(
     "LogSoftmaxBackwardDataBackward0",
-    lambda F, gg, o, g, y, dim: F.log_softmax_backward(gg, y, dim),
-    lambda F, gg, o, g, y, dim: -gg * F.exp(y) * F.sum_dims(g, (dim,), True),
+    # the transpose of g -> g - softmax·Σg is gg -> gg - Σ(gg·softmax), as torch builds it
+    lambda F, gg, o, g, y, dim: gg - F.sum_dims(gg * F.exp(y), (dim,), True),
+    lambda F, gg, o, g, y, dim: -F.sum_dims(g, (dim,), True) * F.exp(y) * gg,
     saves="i", explain="the gradient of log-softmax, g - softmax·Σg, as an op of its own",
     formulas=("∂/∂g = δ - softmax", "∂/∂y = -softmax·Σg"),
     check=Check(lambda a: a.log_softmax(1), (any_(2, 3),)))
