@@ -471,8 +471,11 @@ def _check_versions(node) -> None:
 
 
 def short_name(name: str) -> str:
-    """torch's short op name in messages: MulBackward0 -> Mul, PowBackward1 -> Pow1."""
-    return name.replace("torch::autograd::", "").replace("Backward0", "").replace("Backward", "")
+    """torch's op name in messages: MulBackward0 -> Mul, PowBackward1 -> Pow1; a node of the
+    engine itself keeps its qualified name (torch::autograd::CopySlices)."""
+    if name.startswith("torch::autograd::"):
+        return name
+    return name.replace("Backward0", "").replace("Backward", "")
 
 
 LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",

@@ -95,9 +95,9 @@ def _saved_then_changed(r, bugs):
     make = r.choice(["y = x.exp()", "y = x.sigmoid()", "y = x.tanh()", "y = x.sqrt()",
                      "y = x.relu()", "y = x ** 2", "y = x * w", "a = x * 2\ny = a * a",
                      "y = x.pow(3)", "y = x / w"])
-    changes = [".add_(1)", ".mul_(2)", ".zero_()", ".fill_(0.5)", " += 1"]
+    changes = [".add_(1)", ".mul_(2)", ".zero_()", ".fill_(0.5)", " += 1", ".copy_(x0 * 3)"]
     if "R4_copyslices_version_message" not in bugs:
-        changes.append("[0] = 1.0")
+        changes += ["[0] = 1.0", "[1:] = w0[1:]", "[[0, 2]] = 0.5"]
     change = r.choice(changes)
     lines = ["x0 = torch.tensor([0.5, 1.5, 2.0], requires_grad=True)", "x = x0 * 1",
              "w0 = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)", "w = w0 * 1", make]

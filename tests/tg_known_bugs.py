@@ -28,8 +28,6 @@ KNOWN_BUGS: set[str] = {
     # a bad keyword to a torch function: torch's "received an invalid combination of
     # arguments" / "missing 1 required positional arguments", here Python's wording
     "C11_bad_keywords",
-    # the version-counter error names "CopySlices", torch "torch::autograd::CopySlices"
-    "R4_copyslices_version_message",
     # a view of a leaf that is itself a view (t.reshape(...).requires_grad_()), taken under
     # no_grad, requires grad here; not in torch
     "B35b_nograd_view_of_view_leaf",
