@@ -111,7 +111,9 @@ def _as_strided_vjp(F, g, out, base, region, shape):
     return F.region_place(g, region, shape)
 
 
-COPY_SLICES = op("CopySlices", _copy_slices_of_view, variadic=True, engine_node=True,
+# saves="p": torch's CopySlices drops the op it wraps after a backward without retain_graph,
+# so a second backward through it fails even when nothing else was saved
+COPY_SLICES = op("CopySlices", _copy_slices_of_view, variadic=True, engine_node=True, saves="p",
                          explain="an in-place change of a view: the base gets g with the view's "
                                  "part sent through the change", formulas=("",),
                          check=Check(lambda a: _scale_middle(a), (any_(4),)))

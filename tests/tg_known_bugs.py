@@ -33,9 +33,6 @@ KNOWN_BUGS: set[str] = {
     "B35b_nograd_view_of_view_leaf",
     # x[x > c] = v on a 0-d leaf that requires grad: torch's message says "a view of a leaf"
     "C15_zero_dim_mask_write",
-    # a second backward through a write (CopySlices) over a graph that saved nothing else is
-    # not refused; torch frees CopySlices's state like any saved tensor
-    "C8b_copyslices_freed",
     # the second derivative of prod() with create_graph=True where an element is zero is
     # refused ("beyond the second")
     "B38b_prod_zero_second",
