@@ -176,9 +176,10 @@ def _made_view(view, data, base, grad_enabled: bool) -> None:
     if type(data) is np.ndarray and not data.shape:
         view.array = data  # a 0-d view stays a view of its base's storage (writable)
     share_storage(view, base)
-    # torch: a view made under no_grad still says requires_grad (as a leaf), but a
-    # backward through it accumulates nowhere
-    if not grad_enabled and base.requires_grad:
+    # torch: a view made under no_grad still says requires_grad (as a leaf) when the tensor
+    # it views at the root (a view's base is never itself a view) does, but a backward
+    # through it accumulates nowhere
+    if not grad_enabled and view._base.requires_grad:
         view.requires_grad = True
         view._accumulator = NO_ACCUMULATOR
 

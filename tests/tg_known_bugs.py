@@ -28,9 +28,6 @@ KNOWN_BUGS: set[str] = {
     # a bad keyword to a torch function: torch's "received an invalid combination of
     # arguments" / "missing 1 required positional arguments", here Python's wording
     "C11_bad_keywords",
-    # a view of a leaf that is itself a view (t.reshape(...).requires_grad_()), taken under
-    # no_grad, requires grad here; not in torch
-    "B35b_nograd_view_of_view_leaf",
     # x[x > c] = v on a 0-d leaf that requires grad: torch's message says "a view of a leaf"
     "C15_zero_dim_mask_write",
     # the second derivative of prod() with create_graph=True where an element is zero is
