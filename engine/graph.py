@@ -173,7 +173,12 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
 
 
 def _made_view(view, data, base, grad_enabled: bool) -> None:
-    if type(data) is np.ndarray and not data.shape:
+    if type(base.array) is not np.ndarray:
+        # a 0-d base kept as a NumPy scalar: it gets a 0-d array for its views to share
+        storage = base.storage()
+        view.array = storage.reshape(data.shape) if data.size == 1 else \
+            np.broadcast_to(storage, data.shape)
+    elif type(data) is np.ndarray and not data.shape:
         view.array = data  # a 0-d view stays a view of its base's storage (writable)
     share_storage(view, base)
     # torch: a view made under no_grad still says requires_grad (as a leaf) when the tensor

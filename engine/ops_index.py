@@ -175,20 +175,96 @@ def whole(item, size: int) -> bool:
         item.indices(size)[:2] == (0, size)
 
 
-def _advanced_index(a, items):
-    arr = a.array
-    key = tuple(plain(i) for i in items)
-    dim = 0
-    for item, k in zip(items, key):
-        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            expected = arr.shape[dim:dim + k.ndim]
-            if k.shape != expected:
-                raise IndexError(
-                    f"The shape of the mask {list(k.shape)} at index {dim} does not match the "
-                    f"shape of the indexed tensor {list(arr.shape)} at index {dim}")
-            dim += k.ndim
-        elif item is not None:
+def is_bool_item(item) -> bool:
+    """True, False, or a 0-d bool tensor: torch indexes with it by adding a dim of size 1 and
+    taking that one element (True) or none (False)."""
+    if type(item) is bool:
+        return True
+    array = _tensor_array(item)
+    return array is not None and array.ndim == 0 and array.dtype == np.bool_
+
+
+def split_key(ndim: int, items) -> tuple[list, dict]:
+    """A key with tensor, list or bool items, taken apart as torch's indexing does: the basic
+    items first (a bool as None, an advanced item as `:`), which make a view, then the
+    advanced items, each at the dim of that view where it lands ({dim: index array})."""
+    specified = builtins.sum(
+        0 if i is None or i is Ellipsis or is_bool_item(i) else
+        getattr(plain(i), "ndim", 1) if getattr(plain(i), "dtype", None) == np.bool_ else 1
+        for i in items)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    basic, advanced, dim = [], {}, 0
+    for item in items:
+        if item is Ellipsis:
+            basic.append(item)
+            dim += builtins.max(ndim - specified, 0)
+        elif item is None:
+            basic.append(item)
             dim += 1
+        elif is_bool_item(item):
+            basic.append(None)
+            advanced[dim] = np.zeros(1 if bool(plain(item)) else 0, dtype=np.int64)
+            dim += 1
+        elif is_advanced(item):
+            key = plain(item)
+            basic.append(slice(None))
+            advanced[dim] = key
+            dim += key.ndim if key.dtype == np.bool_ else 1
+        elif isinstance(item, slice):
+            basic.append(item)
+            dim += 1
+        else:
+            basic.append(item)
+    return basic, advanced
+
+
+def advanced_key(ndim: int, advanced: dict) -> tuple:
+    """The NumPy key of `split_key`'s advanced items over a view of `ndim` dims."""
+    key, dim = [], 0
+    while dim < ndim:
+        k = advanced.get(dim)
+        if k is None:
+            key.append(slice(None))
+            dim += 1
+        else:
+            key.append(k)
+            dim += k.ndim if k.dtype == np.bool_ else 1
+    for d in sorted(advanced):
+        if d >= dim:  # (an index past the last dim: NumPy's "too many indices")
+            key.append(advanced[d])
+    return tuple(key)
+
+
+def check_masks(shape, key) -> None:
+    """torch's errors for an advanced key (`advanced_key`'s) over a tensor of `shape`."""
+    spans = [k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1 for k in key]
+    if builtins.sum(spans) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    dim = 0
+    for k, span in zip(key, spans):
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j, size in enumerate(k.shape):
+                if size != shape[dim + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {list(shape)} at index {dim + j}")
+        dim += span
+
+
+def makes_view(basic) -> bool:
+    """Whether the basic items of a split key take a view (`:` and `...` alone do not)."""
+    return builtins.any(not (i is Ellipsis or (isinstance(i, slice) and i == slice(None)))
+                        for i in basic)
+
+
+def _advanced_index(a, items):
+    basic, advanced = split_key(a.array.ndim, items)
+    if makes_view(basic):
+        a = basic_index(a, basic, keep_whole=False)
+    arr = a.array
+    key = advanced_key(arr.ndim, advanced)
+    check_masks(arr.shape, key)
     try:
         out = arr[key]
     except IndexError as exc:
@@ -202,8 +278,14 @@ def getitem(a, index):
     items = index if isinstance(index, tuple) else (index,)
     for item in items:
         check_item(item)
-    if builtins.any(is_advanced(i) for i in items):
+    if builtins.any(is_advanced(i) or is_bool_item(i) for i in items):
         return _advanced_index(a, items)
+    return basic_index(a, items)
+
+
+def basic_index(a, items, keep_whole=True):
+    """`a[items]` for ints, slices, None and `...`; `keep_whole=False`: the basic part of an
+    advanced key, where `:` and `...` take no view at all."""
     ndim = a.array.ndim
     consumed = builtins.sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > ndim:
@@ -217,7 +299,7 @@ def getitem(a, index):
             source += ndim - consumed
         elif item is not None:
             source += 1
-    if not (len(items) == 1 and isinstance(items[0], slice)) and builtins.all(
+    if keep_whole and not (len(items) == 1 and isinstance(items[0], slice)) and builtins.all(
             i is Ellipsis or (i is not None and whole(i, shape[d])) for i, d in zip(items, spans)):
         return record(ALIAS, a.array[...], (a,))
     result, dim = a, 0  # `dim`: the same position in the result built so far
@@ -228,7 +310,7 @@ def getitem(a, index):
             result = unsqueeze(result, dim)
             dim += 1
         elif isinstance(item, slice):
-            if not whole(item, shape[src]) or len(items) == 1:
+            if not whole(item, shape[src]) or (len(items) == 1 and keep_whole):
                 start, stop, step = item.indices(shape[src])
                 result = slice_dim(result, dim, start, stop, step)
             dim += 1

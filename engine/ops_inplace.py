@@ -18,7 +18,8 @@ from .operands import NotAnOperand, binary, type_word
 from .ops_shape import expand, expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
-from .ops_index import check_item, getitem, is_advanced, plain, whole
+from .ops_index import (advanced_key, basic_index, check_item, check_masks, getitem, is_advanced,
+                        is_bool_item, makes_view, split_key, whole)
 from .registry import Check, Family, any_
 from .session import check_fill_value, current
 
@@ -61,6 +62,8 @@ def _region(base_array, view_array) -> tuple:
     view's byte offsets decomposed along the base's own strides."""
     base_array = np.asarray(base_array)
     view_array = np.asarray(view_array)
+    if not base_array.ndim:  # the one element of a 0-d base, in the view's shape
+        return (None,) * view_array.ndim
     start = view_array.__array_interface__["data"][0] - base_array.__array_interface__["data"][0]
     offsets = np.full(view_array.shape, start, dtype=np.int64)
     for axis, (n, stride) in enumerate(zip(view_array.shape, view_array.strides)):
@@ -399,21 +402,38 @@ def setitem(a, key, value):
     """`a[key] = value`: written in place; with autograd, torch's CopySlices node (an
     index with lists or tensors is torch's index_put_ instead). A tensor value loses its
     leading size-1 dims first, through a view, as torch's indexing code does."""
-    for item in (key if isinstance(key, tuple) else (key,)):
+    items = key if isinstance(key, tuple) else (key,)
+    for item in items:
         check_item(item)
-    advanced = is_advanced(key) or (isinstance(key, tuple) and
-                                    builtins.any(is_advanced(k) for k in key))
+    if key is False:
+        return None  # torch writes nothing, and records nothing
+    if key is True:
+        key = items = (None,)  # torch copies into a.unsqueeze(0), as for `a[None] = value`
     number = type(value) in NUMBERS
-    if not advanced and _selects_all(a.array.shape, key):
-        # no view is taken: torch fills or copies into the tensor itself
-        check_inplace(a)
-        return _copy_to(a, value, number)
-    check_inplace(a, through_view=not advanced, view_op=None if advanced else _view_op_name(key))
-    if not advanced:
-        return _write_through_view(a, key, value, number)
+    if not builtins.any(is_advanced(k) or is_bool_item(k) for k in items):
+        if _selects_all(a.array.shape, key):
+            # no view is taken: torch fills or copies into the tensor itself
+            check_inplace(a)
+            return _copy_to(a, value, number)
+        check_inplace(a, through_view=True, view_op=_view_op_name(key))
+        return _write_through_view(a, lambda: getitem(a, key),
+                                   lambda part: _copy_to(part, value, number))
+    # torch takes the basic items as a view first, then index_put_s the rest into it
+    basic, advanced = split_key(a.array.ndim, items)
+    if makes_view(basic):
+        check_inplace(a, through_view=True, view_op=_view_op_name(tuple(basic)))
+        return _write_through_view(
+            a, lambda: basic_index(a, basic, keep_whole=False),
+            lambda part: _index_put(part, advanced_key(part.array.ndim, advanced), value, number))
+    check_inplace(a)
+    _index_put(a, advanced_key(a.array.ndim, advanced), value, number)
+
+
+def _index_put(a, key, value, number):
+    """torch's index_put_ with an index of arrays (and `:`) over a's own dims."""
+    check_masks(a.array.shape, key)
     if not number:
         value = _without_leading_ones(value)
-    key = tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
     if not number and value.array.dtype != a.array.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -423,16 +443,21 @@ def setitem(a, key, value):
         a.storage()[key] = value if number else value.array
     except (IndexError, ValueError) as exc:
         message = str(exc).replace("axis", "dimension")
+        if message.startswith("shape mismatch"):
+            message = (f"shape mismatch: value tensor of shape {list(value.array.shape)} cannot "
+                       "be broadcast to indexing result of shape "
+                       f"{list(np.asarray(a.array)[key].shape)}")
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(message) from None
     recorded_write(a, INDEX_PUT_INPLACE, (a, value), {"key": key})
+    return a
 
 
-def _write_through_view(a, key, value, number):
-    """`a[key] = value` as torch's indexing does it: fill_ (a number or one-element tensor)
-    or copy_ into the view a[key]; the base then records CopySlices around that."""
+def _write_through_view(a, take_part, write):
+    """`a[key] = value` as torch's indexing does it: a write (fill_, copy_ or index_put_) into
+    the view take_part() of a; the base then records CopySlices around that."""
     a.storage()
-    part = getitem(a, key)
-    whole = _copy_to(part, value, number)
+    part = take_part()
+    whole = write(part)
     if a._base is not None and a.grad_fn is not None and whole._base is a._base \
             and current().grad_enabled and a._base.grad_fn is not None:
         # `a` is itself a view of the rewritten base: it now reads through it too

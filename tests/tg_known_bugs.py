@@ -28,8 +28,6 @@ KNOWN_BUGS: set[str] = {
     # a bad keyword to a torch function: torch's "received an invalid combination of
     # arguments" / "missing 1 required positional arguments", here Python's wording
     "C11_bad_keywords",
-    # x[x > c] = v on a 0-d leaf that requires grad: torch's message says "a view of a leaf"
-    "C15_zero_dim_mask_write",
     # the second derivative of prod() with create_graph=True where an element is zero is
     # refused ("beyond the second")
     "B38b_prod_zero_second",
@@ -45,9 +43,6 @@ KNOWN_BUGS: set[str] = {
     # an in-place change through x.detach() of a view (or of a view's base): torch then
     # regenerates the view's grad_fn as AsStridedBackward0, here it keeps its view node
     "B13_detach_view_inplace",
-    # in place on a view of a 0-d tensor (y.reshape(-1, 1).add_(1)): the base keeps its old
-    # value, and the backward fails with NumPy's "setting an array element with a sequence"
-    "D1_zero_dim_base_view_write",
 }
 # Fixed by the lead and re-enabled: B1-B24, B26-B38 (B25 came back), issue 11's items 1-9 (but
 # I11_2c), R1, R3 (B26's writes into matmul results), C5b, C10 (`t[k] += v`),
