@@ -18,7 +18,7 @@ CREATE_GRAPH_WARNING = (
 
 
 def _is_tensor(value) -> bool:
-    return hasattr(type(value), "_wrap") and hasattr(value, "grad_fn")
+    return hasattr(type(value), "_wrap") and hasattr(value, "_grad_fn")
 
 
 def _tensors(value) -> list:

@@ -115,7 +115,7 @@ def _run_hooks(node, g):
 
 def edge_to(t) -> tuple:
     """(node, output number) through which a gradient reaches tensor `t`."""
-    node = t.grad_fn
+    node = t._grad_fn if t._base is None else t.grad_fn  # (a view's may be remade)
     if node is None:
         return accumulate_node(t), 0  # (None, 0) for a view without accumulator
     return (node, node.output_nr(t)) if type(node) is MultiNode else (node, 0)
@@ -187,6 +187,8 @@ def _made_view(view, data, base, grad_enabled: bool) -> None:
     if not grad_enabled and view._base.requires_grad:
         view.requires_grad = True
         view._accumulator = NO_ACCUMULATOR
+    elif base._accumulator is NO_ACCUMULATOR and base._base is not None:
+        view._accumulator = NO_ACCUMULATOR  # a view of such a view: in place is refused alike
 
 
 def _attach_node(out, op, inputs, params, cls, node_class) -> None:
@@ -212,7 +214,7 @@ def _attach_node(out, op, inputs, params, cls, node_class) -> None:
             if type(t) is cls and t._vc is not None:  # None everywhere means "all at 0"
                 versions = tuple([t._version if type(t) is cls else 0 for t in inputs])
                 break
-    node = out.grad_fn = node_class(op, tuple(edges), saved, versions, params, tuple(meta))
+    node = out._grad_fn = node_class(op, tuple(edges), saved, versions, params, tuple(meta))
     if op.saves_out:
         # the output's own counter: changing it in place must fail the backward, as in torch
         out._vc = [0]
@@ -227,6 +229,7 @@ def share_storage(view, base):
         base._vc = [0]
     view._vc = base._vc
     view._base = base if base._base is None else base._base
+    view._view_version = base._vc[0]
     return view
 
 

@@ -166,7 +166,7 @@ def array_dtype(v) -> np.dtype:
 
 def is_tensor(value) -> bool:
     """A tensor (for modules that do not name the Tensor class: those it is made from)."""
-    return hasattr(value, "grad_fn") and hasattr(value, "array")
+    return hasattr(value, "_grad_fn") and hasattr(value, "array")
 
 
 def check_sizes(shape) -> None:

@@ -185,7 +185,7 @@ add_scalar = word("add_scalar", lambda t, c: t + c)(_scalar_word(ADD_SCALAR, np.
 def _pow_scalar_exponent(F, g, out, a, exponent):
     if exponent == 0:
         return F.zeros_like(g)
-    if exponent == 2 and not hasattr(a, "grad_fn"):
+    if exponent == 2 and not hasattr(a, "_grad_fn"):
         return g * (2 * a)  # on arrays a ** 1 is a itself: one array op fewer per backward
     return g * F.mul_scalar(a ** (exponent - 1), exponent)
 

@@ -13,7 +13,7 @@ import inspect
 
 import numpy as np
 
-from .graph import NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
+from .graph import NO_ACCUMULATOR, NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
 from .operands import NotAnOperand, binary, type_word
 from .ops_shape import expand, expanded_shape, view
 from . import ops_math
@@ -32,16 +32,32 @@ _MULTI_VIEW = ("Output {nr} of {op} is a view and is being modified inplace. Thi
                "operation by an out-of-place one.")
 
 
+def _refuse_no_grad_view(view, modified: str):
+    """torch's error for an in-place change seen by a view made under no_grad (or by a view of
+    one): `modified` says whether the view itself is being changed."""
+    node = view._grad_fn
+    made = "A view was created" if node is None else (
+        f"Output 0 of {short_name(node.op.name)} is a view of a view which was created")
+    raise RuntimeError(
+        f"{made} in no_grad mode and {modified} modified inplace with grad mode enabled. Given "
+        "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+        "code by moving both the view and the inplace either both inside the no_grad block (if "
+        "you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+        "be tracked).")
+
+
 def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> None:
     """torch's refusals of an in-place change in grad mode; `view_op` names the view an
     indexed write goes through (`Select` for `a[0] = v`)."""
     if not current().grad_enabled:
         return
-    node = a.grad_fn
+    node = a._grad_fn  # (the node the view was made with: a remade one says less)
     if type(node) is MultiNode:
         raise RuntimeError(_MULTI_VIEW.format(nr=node.output_nr(a) if view_op is None else 0,
                                               op=view_op or short_name(node.op.name)))
     base = a._base
+    if base is not None and a._accumulator is NO_ACCUMULATOR and a.requires_grad:
+        _refuse_no_grad_view(a, "is being")
     if a.requires_grad and a.grad_fn is None:
         # a leaf made from a view (`t.reshape(2, 2).requires_grad_()`) is a view too in torch
         view = through_view or base is not None
@@ -77,10 +93,10 @@ def _copy_slices_of_view(F, g, out, *inputs, position, inner, region, shape):
     """The base's gradient: g, with the view's part replaced by what the in-place op sends
     to the view's old values; the op's other inputs get what it sends them."""
     part = F.region_take(g, region)
-    sent = apply_rule(inner, part, F, hasattr(g, "grad_fn"))
+    sent = apply_rule(inner, part, F, hasattr(g, "_grad_fn"))
     if position:
         return sent[position]
-    if not hasattr(g, "grad_fn"):  # arrays: an exact copy (keeps the signs of zeros)
+    if not hasattr(g, "_grad_fn"):  # arrays: an exact copy (keeps the signs of zeros)
         result = np.array(g, copy=True)
         result[region] = 0 if sent[0] is None else sent[0]
         return result
@@ -156,6 +172,28 @@ def rebase_view(view) -> None:
     view.grad_fn = Node(AS_STRIDED, ((node, 0),), None, None,
                         {"region": region, "shape": base.array.shape},
                         ((base.array.shape, base.array.dtype),))
+
+
+def view_history(view):
+    """A view's grad_fn after its storage changed in place other than through the view's own
+    recorded op, as torch remakes it: AsStridedBackward0 over the base's history (nothing for
+    a view without history of a base that needs none); torch's errors for views that may not
+    see such a change (made under no_grad, or one of several outputs)."""
+    base = view._base
+    node = view._grad_fn
+    if node is None and not base.requires_grad:
+        view._view_version = view._vc[0]
+        return None
+    if view._accumulator is NO_ACCUMULATOR:
+        _refuse_no_grad_view(view, "its base or another view of its base has been")
+    if type(node) is MultiNode:
+        raise RuntimeError(_MULTI_VIEW.format(nr=node.output_nr(view), op=short_name(
+            node.op.name)).replace("is being", "its base or another view of its base has been"))
+    view.requires_grad = True
+    view.grad_fn = Node(AS_STRIDED, (edge_to(base),), None, None,
+                        {"region": _region(base.array, view.array), "shape": base.array.shape},
+                        ((base.array.shape, base.array.dtype),))
+    return view._grad_fn
 
 
 def recorded_write(a, entry, inputs, params=None):

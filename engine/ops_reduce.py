@@ -116,7 +116,7 @@ def _prod_vjp(F, g, out, a, dims_, keepdim):
     zeros = np.count_nonzero(_array_of(a) == 0)
     if not zeros:
         return g * (out / a)
-    if dims_ is None and zeros > 1 and not hasattr(g, "grad_fn"):
+    if dims_ is None and zeros > 1 and not hasattr(g, "_grad_fn"):
         return np.zeros_like(a)  # torch's shortcut in a plain backward: every gradient is 0
     return g * _prod_others(F, a, dims_)
 

@@ -126,8 +126,9 @@ class _TensorType(type):
 
 
 class Tensor(metaclass=_TensorType):
-    __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "_base", "_accumulator",
-                 "_retains_grad", "_parameter", "__weakref__")
+    __slots__ = ("array", "requires_grad", "_grad_fn", "_grad", "_vc", "_base", "_accumulator",
+                 "_retains_grad", "_parameter", "_view_version", "__weakref__")
+    # `_view_version`: set on views only, the version their grad_fn was made at
     # `_parameter` is set (True) only on the tensors nn.Parameter makes; unset elsewhere
 
     @classmethod
@@ -142,7 +143,7 @@ class Tensor(metaclass=_TensorType):
             if not data.shape:
                 data = data[()]
         t.array = data
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t.requires_grad = requires_grad or grad_fn is not None
         t._grad = None
         t._vc = None  # version counter [n], shared with views; None until first needed
@@ -165,6 +166,20 @@ class Tensor(metaclass=_TensorType):
     @property
     def ndim(self) -> int:
         return self.array.ndim
+
+    @property
+    def grad_fn(self):
+        # torch remakes a view's grad_fn once its storage changed in place by another way (its
+        # base, another view, a detached alias): AsStridedBackward0 over the base's history
+        if self._base is not None and self._vc[0] != self._view_version:
+            return ops_inplace.view_history(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._grad_fn = node
+        if self._base is not None:
+            self._view_version = self._vc[0]
 
     @property
     def _version(self) -> int:

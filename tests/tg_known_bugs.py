@@ -40,9 +40,6 @@ KNOWN_BUGS: set[str] = {
     # torch quirk: after stack (unbind) of an expanded gradient, the leaves' .grad alias one
     # element, so a second backward adds into it twice (3 where 2 is right); not emulated
     "C16_aliased_grad_accumulation",
-    # an in-place change through x.detach() of a view (or of a view's base): torch then
-    # regenerates the view's grad_fn as AsStridedBackward0, here it keeps its view node
-    "B13_detach_view_inplace",
 }
 # Fixed by the lead and re-enabled: B1-B24, B26-B38 (B25 came back), issue 11's items 1-9 (but
 # I11_2c), R1, R3 (B26's writes into matmul results), C5b, C10 (`t[k] += v`),
