@@ -18,6 +18,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, NamedTuple, TextIO
 
+from autodiff.engine.graph import watched_grad_fn
 from autodiff.engine.tensor import Tensor
 from autodiff.interpreter import Program, RunResult, bound_names
 from autodiff.interpreter.expressions import Context
@@ -48,7 +49,7 @@ class BindingLog(dict):
         dict.__setitem__(self, name, value)
         if isinstance(value, Tensor) and not same:
             line = self.lines.get(name, self.statement_line)
-            node = value.grad_fn
+            node = watched_grad_fn(value)
             self.log.append(Binding(name, line, weakref.ref(value),
                                     None if node is None else weakref.ref(node)))
             self.kept[(name, line)] = value

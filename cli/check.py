@@ -22,6 +22,7 @@ from typing import TextIO
 import numpy as np
 
 from autodiff.engine.gradcheck import GradientReport
+from autodiff.engine.graph import watched_grad_fn
 from autodiff.engine.tensor import Tensor
 
 from autodiff.parser.display import text_width
@@ -101,7 +102,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         raise UsageError(_("the program never calls backward(): nothing to check"))
     names = first.tensor_names()
     leaves = [(k, t) for k, t in enumerate(first.created)
-              if t.requires_grad and t.is_leaf and np.asarray(t.array).dtype.kind == "f"]
+              if t.requires_grad and watched_grad_fn(t) is None and np.asarray(t.array).dtype.kind == "f"]
     n_calls = len(first.calls)
     target = names.get(id(first.calls[-1].tensor))
 

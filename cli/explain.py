@@ -18,7 +18,7 @@ from typing import TextIO
 
 import numpy as np
 
-from autodiff.engine.graph import AccumulateGrad, MultiNode
+from autodiff.engine.graph import AccumulateGrad, MultiNode, watched_grad_fn
 from autodiff.engine.operands import sum_to
 from autodiff.engine.printing import format_tensor
 from autodiff.engine.registry import bind_symbols, rule_with_numbers, value_text
@@ -67,8 +67,8 @@ def pick_calls(trace: Trace, root: str | None, call: int | None) -> list[int]:
             raise UsageError(_("--root {name}: no top-level tensor of that name").format(name=root))
         target = tensors[root]
         chosen = [n for n in chosen if trace.calls[n].tensor is target or (
-            trace.calls[n].tensor.grad_fn is not None
-            and trace.calls[n].tensor.grad_fn is target.grad_fn)]
+            watched_grad_fn(trace.calls[n].tensor) is not None
+            and watched_grad_fn(trace.calls[n].tensor) is watched_grad_fn(target))]
         if not chosen:
             raise UsageError(_("--root {name}: backward() was never called on {name}").format(
                 name=root))

@@ -11,7 +11,7 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from typing import TextIO
 
-from autodiff.engine.graph import AccumulateGrad, accumulate_node
+from autodiff.engine.graph import AccumulateGrad, accumulate_node, watched_grad_fn
 from autodiff.engine.tensor import Tensor
 from autodiff.parser.i18n import _
 
@@ -104,7 +104,7 @@ def pick_root(trace: Trace, root: str | None) -> Tensor:
         return trace.failed_call.tensor  # the backward call the program stopped in
     if trace.calls:
         return trace.calls[-1].tensor
-    with_graph = [t for t in tensors.values() if t.grad_fn is not None]
+    with_graph = [t for t in tensors.values() if watched_grad_fn(t) is not None]
     if not with_graph:
         raise UsageError(_("no tensor with a grad_fn to draw: the program builds no graph"))
     return with_graph[-1]
@@ -114,7 +114,9 @@ def build_graph(trace: Trace, root: str | None = None, show: frozenset = frozens
     tensor = pick_root(trace, root)
     namer = Namer(trace)
     node_lines = trace.node_lines()
-    start = tensor.grad_fn if tensor.grad_fn is not None else accumulate_node(tensor)
+    start = watched_grad_fn(tensor)
+    if start is None:
+        start = accumulate_node(tensor)
     if start is None:  # a view of a leaf taken under no_grad: it has no node at all
         raise UsageError(_("the chosen tensor is a view taken under no_grad: it has no graph"))
     ids: dict[int, GraphNode] = {}

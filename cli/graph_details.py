@@ -4,7 +4,7 @@ as PyTorch prints them for JSON and the HTML page)."""
 
 from __future__ import annotations
 
-from autodiff.engine.graph import AccumulateGrad
+from autodiff.engine.graph import AccumulateGrad, watched_grad_fn
 from autodiff.engine.tensor import Tensor
 
 from .trace import Trace
@@ -23,8 +23,8 @@ def add_details(trace: Trace, ids: dict, nodes: dict, show: frozenset) -> None:
     # the node saved
     made_by: dict[int, Tensor] = {}
     for t in [*trace.tensors().values(), *trace.kept.values(), *trace.created]:
-        if t.grad_fn is not None:
-            made_by.setdefault(id(t.grad_fn), t)
+        if watched_grad_fn(t) is not None:
+            made_by.setdefault(id(watched_grad_fn(t)), t)
     steps: dict[int, object] = {}
     for call in trace.calls:  # the last backward call that ran a node speaks for it
         for step in call.steps:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from autodiff.engine.graph import AccumulateGrad
+from autodiff.engine.graph import AccumulateGrad, watched_grad_fn
 from autodiff.parser.i18n import _
 
 from .trace import Trace
@@ -51,12 +51,12 @@ class Namer:
         """`out = MeanBackward0 ← z = MulBackward0 ← x (leaf)`; branches in parentheses,
         a node already shown marked `↑`, runs of one op under one name (or none: a loop's
         `y = y * 2`) collapsed to `y = Op ×n`."""
-        if tensor.grad_fn is None:
+        if watched_grad_fn(tensor) is None:
             name = self.tensors.get(id(tensor), _("tensor"))
             return (_("{name} (leaf)") if tensor.requires_grad else _("{name} (no graph)")).format(
                 name=name)
         budget = [_MAX_PARTS]
-        return self._chain(tensor.grad_fn, set(), budget)
+        return self._chain(watched_grad_fn(tensor), set(), budget)
 
     def _chain(self, node, seen: set, budget: list) -> str:
         parts: list[str] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, TextIO
 
+from autodiff.engine.graph import watched_grad_fn
 from autodiff.engine.tensor import Tensor
 from autodiff.parser.diagnostics import source_lines
 from autodiff.parser.display import text_width
@@ -60,8 +61,8 @@ def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set,
         "dtype": dtype_text(t.dtype),
         "value": repr(t),
         "requires_grad": bool(t.requires_grad),
-        "is_leaf": t.is_leaf,
-        "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None,
+        "is_leaf": watched_grad_fn(t) is None,
+        "grad_fn": None if watched_grad_fn(t) is None else watched_grad_fn(t).name(),
         "chain": namer.chain(t) if t.requires_grad else None,
         "grad": None if grad is None else repr(grad),
         "grad_none_reason": None if grad is not None else
@@ -72,7 +73,7 @@ def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set,
 def why_no_grad(name: str, t: Tensor, trace: Trace, reached: set,
                 cuts: "GraphCuts | None" = None) -> str:
     """One line saying why `t.grad` is None."""
-    if not t.is_leaf:
+    if watched_grad_fn(t) is not None:
         if t.retains_grad:
             return _("retain_grad() was called, but no backward pass reached it")
         return _("a non-leaf: PyTorch keeps a non-leaf's .grad only after "

@@ -13,7 +13,7 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from autodiff.engine.graph import AccumulateGrad
+from autodiff.engine.graph import AccumulateGrad, watched_grad_fn
 from autodiff.engine.session import Observers, current
 from autodiff.engine.tensor import Tensor
 from autodiff.parser.diagnostics import TgError
@@ -87,8 +87,8 @@ class Trace:
         """id(grad_fn node) -> the name of the tensor it made (AccumulateGrad: its leaf)."""
         names: dict[int, str] = {}
         for name, t in self.tensors().items():
-            if t.grad_fn is not None:
-                names.setdefault(id(t.grad_fn), name)
+            if watched_grad_fn(t) is not None:
+                names.setdefault(id(watched_grad_fn(t)), name)
         for binding in self.bindings:  # earlier bindings of a rebound name
             node = binding.node() if binding.node is not None else None
             if node is not None:
@@ -119,8 +119,8 @@ class Trace:
         the program holds; of several made by one line (a loop), the last one, with how many
         it stands for: [(binding, tensor, count, line that rebound it)]."""
         held = {id(t) for t in self.tensors().values()}
-        reachable = _graph_nodes([t.grad_fn for t in self.tensors().values()
-                                  if t.grad_fn is not None])
+        reachable = _graph_nodes([watched_grad_fn(t) for t in self.tensors().values()
+                                  if watched_grad_fn(t) is not None])
         counts: dict = {}
         later: dict = {}
         for i, binding in enumerate(self.bindings):
@@ -136,8 +136,8 @@ class Trace:
         found = []
         for key, count in counts.items():
             t = self.kept.get(key)
-            if t is not None and id(t) not in held and t.grad_fn is not None and \
-                    id(t.grad_fn) in reachable:
+            if t is not None and id(t) not in held and watched_grad_fn(t) is not None and \
+                    id(watched_grad_fn(t)) in reachable:
                 binding = next(b for b in reversed(self.bindings) if (b.name, b.line) == key)
                 found.append((binding, t, count, later[key]))
         return found
@@ -256,7 +256,8 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
         call = BackwardCall(t, np.array(t.array, copy=True), seed, gradient is not None,
                             create_graph)
         if record_steps:
-            for key in (id(t),) if t.grad_fn is None else (id(t), id(t.grad_fn)):
+            node = watched_grad_fn(t)
+            for key in (id(t),) if node is None else (id(t), id(node)):
                 earlier = last_on.get(key)
                 if earlier is not None:
                     earlier.steps = []

@@ -121,6 +121,15 @@ def edge_to(t) -> tuple:
     return (node, node.output_nr(t)) if type(node) is MultiNode else (node, 0)
 
 
+def watched_grad_fn(t):
+    """`t.grad_fn` as a tool watching a program reads it: never an error (a view whose grad_fn
+    torch refuses to remake keeps the node it was made with)."""
+    try:
+        return t.grad_fn
+    except RuntimeError:
+        return t._grad_fn
+
+
 # --- joining the graph ------------------------------------------------------------------------
 
 def tensor_class(inputs):

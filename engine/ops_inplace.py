@@ -244,6 +244,37 @@ def inplace(a, result):
     return a
 
 
+def _dense(x) -> bool:
+    """torch's is_non_overlapping_and_dense: the elements fill their span, in some order."""
+    step = x.itemsize
+    for stride, size in sorted((abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= size
+    return True
+
+
+def _first_byte(x) -> int:
+    return x.__array_interface__["data"][0] + builtins.sum(
+        st * (n - 1) for st, n in zip(x.strides, x.shape) if st < 0)
+
+
+def check_no_partial_overlap(target, source) -> None:
+    """torch refuses an in-place op whose input overlaps the written tensor's memory other than
+    exactly (the same elements, same strides), when it can tell (both dense)."""
+    target, source = np.asarray(target), np.asarray(source)
+    if not target.size or not source.size or not (_dense(target) and _dense(source)):
+        return
+    t0, s0 = _first_byte(target), _first_byte(source)
+    t1, s1 = t0 + target.nbytes, s0 + source.nbytes
+    if (t0, t1) == (s0, s1) and target.strides == source.strides:
+        return
+    if t0 < s1 and s0 < t1:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
+
+
 _INPLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.divide}
 
 
@@ -256,6 +287,8 @@ def inplace_method(fn, name):
     keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
 
     def method(a, b, **options):
+        if b is not a and a._vc is not None and getattr(b, "_vc", None) is a._vc:
+            check_no_partial_overlap(a.array, b.array)  # (only aliases share a counter)
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
             for key in options.keys() - keywords:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
@@ -308,9 +341,13 @@ def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
 
 
 def _keep_original(node, a) -> None:
-    """The op's rules read `a` as it was before being overwritten: save a copy instead."""
+    """The op's rules read `a` as it was before being overwritten: save a copy instead (as
+    `self`, the first input, only: `a` as another input, `y.mul_(y)`, stays `a`, whose version
+    then moved on, so a backward that reads it fails as torch's does)."""
+    if node.saved[0] is not a:
+        return
     original = type(a)._wrap(a.array.copy(), grad_fn=a.grad_fn, requires_grad=a.requires_grad)
-    node.saved = tuple(original if v is a else v for v in node.saved)
+    node.saved = (original,) + tuple(node.saved[1:])
     if node.versions is not None:
         node.versions = tuple(0 if v is original else n
                               for v, n in zip(node.saved, node.versions))

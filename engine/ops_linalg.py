@@ -211,10 +211,18 @@ def matmul(a, b):
         return squeeze_dim(mm(unsqueeze(a, 0), b), 0, entry=SQUEEZE_INPLACE)
     if d1 == 2 and d2 == 2:
         return mm(a, b)
-    if d1 >= 3 and d2 == 3 and b.requires_grad and b.array.shape[0] == 1:
-        b, d2 = squeeze_dim(b, 0), 2  # a batch of one matrix: torch multiplies by the matrix
+    if d1 == 3 and d2 == 3:
+        # 3-D @ 3-D where one side is a batch of one matrix that requires grad and the other
+        # is not: torch multiplies by that matrix (squeezed), so that its gradient is one mm
+        n1, n2 = a.array.shape[0], b.array.shape[0]
+        if n2 == 1 and n1 != 1 and b.requires_grad:
+            b, d2 = squeeze_dim(b, 0), 2
+        elif n1 == 1 and n2 != 1 and a.requires_grad:
+            a, d1 = squeeze_dim(a, 0), 2
+    if not _should_fold(a, b):
+        return _batched(a, b)  # (bmm's own error for inner sizes that differ)
     _check_inner(a, b)
-    return _folded(a, b) if _should_fold(a, b) else _batched(a, b)
+    return _folded(a, b)
 
 
 # === addmm, and nn.functional.linear built on it as torch builds it ==============================
@@ -306,6 +314,10 @@ def _check_inner(a, b):
     m2 = b.array.shape[-2] if b.array.ndim > 1 else b.array.shape[-1]
     if m1 != m2 and a.array.ndim >= 2 and b.array.ndim >= 2 and (a.array.ndim == 2
                                                                  or b.array.ndim == 2):
+        if a.array.ndim < b.array.ndim:  # folded as (b.mT @ a.mT).mT: mm names those
+            rows = int(np.prod(b.array.shape[:-2])) * b.array.shape[-1]
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{m2} and "
+                               f"{m1}x{a.array.shape[-2]})")
         rows = int(np.prod(a.array.shape[:-1]))
         cols = b.array.shape[-1]
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{m1} and "

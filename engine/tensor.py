@@ -193,7 +193,7 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        if self._grad_fn is not None and not self._retains_grad:  # (never remade here)
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -322,7 +322,7 @@ class Tensor(metaclass=_TensorType):
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        name = self.grad_fn.op.name if self.grad_fn is not None else None
+        name = _grad_fn_name(self)
         text = format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
         return "Parameter containing:\n" + text if getattr(self, "_parameter", False) else text
 
@@ -333,7 +333,7 @@ class Tensor(metaclass=_TensorType):
             if spec:
                 raise TypeError("unsupported format string passed to Parameter.__format__")
             return repr(self)
-        name = self.grad_fn.op.name if self.grad_fn is not None else None
+        name = _grad_fn_name(self)
         return format_spec(self.array, spec, requires_grad=self.requires_grad, grad_fn_name=name)
 
     # --- conversions and devices ---------------------------------------------------------
@@ -460,6 +460,16 @@ NON_LEAF_GRAD_WARNING = (
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If "
     "you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
     "See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+def _grad_fn_name(t) -> str | None:
+    """The grad_fn name a tensor prints with (torch prints <Invalid> for a view whose grad_fn
+    it refuses to remake)."""
+    try:
+        node = t.grad_fn
+    except RuntimeError:
+        return "Invalid"
+    return None if node is None else node.op.name
 
 
 def _alias(array: np.ndarray) -> Tensor:

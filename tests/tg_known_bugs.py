@@ -8,9 +8,6 @@ lost; I11_* names: issue 11's items; C* names: classes the widened generator fou
 """
 
 KNOWN_BUGS: set[str] = {
-    # 2-D @ 3-D shape errors worded as mm's (torch: "Expected size for first two dimensions
-    # of batch2 tensor ..."); fixed once, back since main a8a893c
-    "B25",
     # create_graph gradients of prod() where an input is zero: torch's graph has a
     # ViewBackward0 over the product of the others, here MulBackward0 over
     # ProdBackwardBackward0 (a node torch never makes); their values are still compared
@@ -23,8 +20,6 @@ KNOWN_BUGS: set[str] = {
     # the sign of zero in second derivatives that are zero through abs/relu/clamp/minimum
     # (torch's sgn and mask formulas give -0. where ours give +0., seeds 210296, 211335)
     "I11_2e_zero_second_derivative_sign",
-    # 3-D @ 3-D with a batch of one: BmmBackward0 under UnsafeViewBackward0 in torch, Mm here
-    "C6b_bmm_batch_one",
     # a bad keyword to a torch function: torch's "received an invalid combination of
     # arguments" / "missing 1 required positional arguments", here Python's wording
     "C11_bad_keywords",
