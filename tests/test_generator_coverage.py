@@ -78,9 +78,9 @@ VARIANTS = [f"{op}({form})" for op in REDUCTIONS for form in ("dim", "dim, keepd
 BROADCAST = [f"cg:{op}(broadcast)" for op in ("div", "sub", "mul", "maximum",
                                                 "minimum")]
 INDEX_KINDS = ["int", "a:b", "a:", "a::k", "..., k", ":, j", "None", "list", "index tensor",
-               "bool mask"]
+               "bool mask", "basic and advanced", "bool", "0-d bool mask"]
 WRITE_KINDS = ["int", "0:", ":", "a:b", "a::k", "...", "..., k", ":, j", "i, j", "bool mask",
-               "list", "index tensor"]
+               "list", "index tensor", "basic and advanced", "bool", "0-d bool mask"]
 
 
 def _row(section: str, label: str, *features: str, bug: str | None = None):
@@ -227,6 +227,27 @@ ROWS = [
     _row("-0.", "negation of a value that may hold 0", "zero:neg"),
     *(_row("-0.", f"{op} with a tie", f"zero:{op} tie") for op in ("maximum", "minimum")),
     *(_row("-0.", f"{op}() with a tie", f"zero:{op} tie") for op in ("max", "min")),
+    # the language's second surface
+    _row("v2 surface", "lambda", "expr:lambda"),
+    _row("v2 surface", "list comprehension", "expr:list comprehension"),
+    _row("v2 surface", "dict comprehension", "expr:dict comprehension"),
+    _row("v2 surface", "set comprehension", "expr:set comprehension"),
+    _row("v2 surface", "generator expression", "expr:generator expression"),
+    _row("v2 surface", "class X(nn.Module)", "class:nn.Module"),
+    _row("v2 surface", "nn.Module's forward", "class method:nn.Module.forward"),
+    _row("v2 surface", "Function's backward", "class method:torch.autograd.Function.backward"),
+    _row("v2 surface", "class X(torch.autograd.Function)", "class:torch.autograd.Function"),
+    _row("v2 surface", "Function.apply", "method:apply"),
+    _row("v2 surface", "ctx.save_for_backward", "method:save_for_backward"),
+    *(_row("v2 surface", f"@{d}", f"decorator:{d}") for d in
+      ("torch.no_grad()", "torch.no_grad", "torch.enable_grad()", "torch.inference_mode()",
+       "staticmethod", "a program's own")),
+    _row("v2 surface", "with torch.inference_mode()", "with:inference_mode"),
+    *(_row("v2 surface", name) for name in ("nn.Linear", "nn.Sequential", "nn.MSELoss",
+                                            "torch.optim.SGD", "torch.optim.Adam")),
+    _row("v2 surface", "optimizer.step()", "method:step"),
+    _row("v2 surface", "zero_grad()", "method:zero_grad"),
+    _row("v2 surface", "named_parameters()", "method:named_parameters"),
     # full-precision prints
     _row("printing", "linspace printed with tolist()", "print:linspace tolist"),
     _row("printing", "arange printed with tolist()", "print:arange tolist"),

@@ -34,7 +34,7 @@ FOCUS_OPS = {
                                  "transpose", "permute", "expand", "cat", "stack")},
     **{f"index:{form}": "op_index" for form in ("int", "range", "from", "step", "col",
                                                  "ellipsis", "none", "list", "tensor",
-                                                 "int_slice", "mask")},
+                                                 "int_slice", "mask", "mixed", "bool")},
 }
 
 

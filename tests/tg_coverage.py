@@ -105,6 +105,8 @@ class Flow(ValueFlow):
             self.loop(s)
         elif t is ast.FunctionDef:
             self.define(s)
+        elif t is ast.ClassDef:
+            self.define_class(s)
         elif t is ast.With:
             self.with_block(s)
         elif t is ast.Return:
@@ -190,7 +192,22 @@ class Flow(ValueFlow):
         if row is not None and len(self.grad_fn_lines) > before:
             self.add("iter:grad")
 
+    def define_class(self, s) -> None:
+        bases = [dotted(base) for base in s.bases]
+        for base in bases:
+            self.add(f"class:{base}")
+        for stmt in s.body:
+            if type(stmt) is ast.FunctionDef:
+                for base in bases:
+                    self.add(f"class method:{base}.{stmt.name}")
+                self.define(stmt)
+
     def define(self, s) -> None:
+        for d in s.decorators:
+            name = dotted(d.func if type(d) is ast.Call else d)
+            self.add(f"decorator:{name}{'()' if type(d) is ast.Call else ''}"
+                     if name and name.startswith("torch.") or name == "staticmethod"
+                     else "decorator:a program's own")
         self.add("stmt:def")
         if any(p.default is not None for p in s.params):
             self.add("stmt:def default")
@@ -213,6 +230,9 @@ class Flow(ValueFlow):
         elif ctx == "torch.enable_grad":
             self.add("with:enable_grad")
             off = False
+        elif ctx == "torch.inference_mode":
+            self.add("with:inference_mode")
+            off = True
         elif ctx == "torch.set_grad_enabled":
             flag = constant(s.context.args[0]) if s.context.args else None
             self.add(f"with:set_grad_enabled({flag if flag is not None else 'expression'})")

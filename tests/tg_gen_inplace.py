@@ -25,7 +25,8 @@ from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _fmt, _lit
 
 INDEX_KINDS = ("int", "slice_zero", "slice_from", "slice_all", "slice_range", "slice_step", "ellipsis",
-               "ellipsis_int", "col", "int_int", "int_slice", "mask", "list", "tensor_list", "none")
+               "ellipsis_int", "col", "int_int", "int_slice", "mask", "list", "tensor_list", "none",
+               "bool", "mixed")
 # Ops whose backward does not read their own result, so a later write into it is allowed.
 WRITABLE_TOKENS = ("+", "-", "*", "neg", "sum", "mean", "matmul", "cat", "stack", "clamp",
                    "maximum", "minimum", "where", "square")
@@ -57,6 +58,11 @@ def index_key(b: Builder, target: Var, kind: str):
         return f"..., {j}", (Ellipsis, j)
     if kind == "none":
         return "None", None
+    if kind == "bool":  # a dim of size 1 added, written whole (True) or not at all
+        if b.chance(2):
+            return b.r.choice(["True", "False"]), b.r.choice([np.True_, np.False_])
+        c = round(float(np.sum(x)) + b.r.choice([-0.5, 0.5]), 3)
+        return f"{n}.sum() > {_fmt(c)}", (np.bool_(np.sum(x) > c),)
     if kind == "mask":
         values = np.unique(x)
         if values.size < 2:
@@ -72,6 +78,11 @@ def index_key(b: Builder, target: Var, kind: str):
     j = b.r.randint(-x.shape[1], x.shape[1] - 1)
     if kind == "col":
         return f":, {j}", (slice(None), j)
+    if kind == "mixed":  # basic items with a list: torch writes through a view, then index_put_
+        picks = sorted({b.r.randint(0, x.shape[1] - 1) for _ in range(b.r.randint(1, 2))})
+        lo = b.r.randint(0, size - 1)
+        return b.r.choice([(f"{i}, {picks}", (i, picks)), (f"{lo}:, {picks}", (slice(lo, None), picks)),
+                           (f"[{i}], {lo}:", ([i], slice(lo, None)))])
     if kind == "int_int":
         return f"{i}, {j}", (i, j)
     lo = b.r.randint(0, x.shape[1] - 1)
@@ -112,7 +123,12 @@ def _write(b: Builder, target: Var, grad_leaves: list[Var], needs_grad: bool = F
     text, np_key = key
     value = target.value.copy()
     slot = value[np_key].shape
-    val_text, val = _written_value(b, slot, grad_leaves, needs_grad)
+    if 0 in slot:  # `t[False] = v` writes nothing: a number will do
+        if needs_grad:
+            return False
+        val_text, val = "1.5", 1.5
+    else:
+        val_text, val = _written_value(b, slot, grad_leaves, needs_grad)
     op = "=" if needs_grad else b.r.choice(["=", "=", "=", "+=", "*="])
     if "B26_view_inplace" in KNOWN_BUGS and target.rg and not b.no_grad:
         op = "="  # `t[k] += v` changes the view t[k] in place, then writes it back

@@ -190,8 +190,8 @@ class ShapeOps:
         size = x.shape[0]
         form = self.choose(["index:int", "index:range", "index:from", "index:step", "index:col",
                             "index:ellipsis", "index:none", "index:list", "index:tensor", "index:int_slice",
-                            "index:mask"])
-        if form in ("index:col", "index:int_slice") and a.ndim < 2:
+                            "index:mask", "index:mixed", "index:bool"])
+        if form in ("index:col", "index:int_slice", "index:mixed") and a.ndim < 2:
             form = "index:mask"
         i = self.r.randint(-size, size - 1)
         if form == "index:int":
@@ -218,6 +218,21 @@ class ShapeOps:
         elif form == "index:int_slice":
             j = self.r.randint(0, x.shape[1] - 1)
             key, text = (i, slice(j, None)), f"{i}, {j}:"
+        elif form == "index:mixed":  # basic items with a list (torch: a view, then index)
+            picks = [self.r.randint(-x.shape[1], x.shape[1] - 1)
+                     for _ in range(self.r.randint(1, 2))]
+            lo = self.r.randint(0, size - 1)
+            key, text = self.r.choice([((i, picks), f"{i}, {picks}"),
+                                       ((slice(lo, None), picks), f"{lo}:, {picks}"),
+                                       (([i], slice(lo, None)), f"[{i}], {lo}:")])
+        elif form == "index:bool":  # a dim of size 1, taken whole or not at all
+            if self.chance(2):
+                key, text = (np.True_,), "True"
+            else:
+                # (true: an empty result would end the chain of ops)
+                d = self.r.choice([-0.5, 0.5])
+                c = round(float(np.sum(x)) + d, 3)
+                key, text = (np.True_,), f"{n}.sum() {'>' if d < 0 else '<'} {_fmt(c)}"
         else:
             values = np.sort(x.ravel())
             if values.size < 2:

@@ -71,10 +71,15 @@ def index_kind(index) -> str:
         return "..."
     if t is ast.Constant and index.value is None:
         return "None"
+    if t is ast.Constant and type(index.value) is bool:
+        return "bool"
     if constant(index) is not None and type(constant(index)) is int:
         return "int"
     if t is ast.Tuple:
         kinds = [index_kind(e) for e in index.elts]
+        advanced = {"list", "index tensor", "bool mask", "0-d bool mask", "bool"}
+        if set(kinds) & advanced and set(kinds) - advanced:
+            return "basic and advanced"
         if kinds[0] == "...":
             return "..., k"
         if kinds[0] == ":" and len(kinds) == 2:
@@ -85,7 +90,10 @@ def index_kind(index) -> str:
     if t is ast.List:
         return "list"
     if t is ast.Compare:
-        return "bool mask"
+        left = index.left
+        reduced = type(left) is ast.Call and type(left.func) is ast.Attribute and \
+            left.func.attr in ("sum", "mean", "max", "min") and not left.args
+        return "0-d bool mask" if reduced else "bool mask"
     if t is ast.Call and dotted(index.func) == "torch.tensor":
         return "index tensor"
     return "other"
@@ -118,4 +126,11 @@ def expression_features(node) -> set[str]:
         return {"index:" + index_kind(node.index)}
     if t is ast.Call and node.keywords:
         return {"call:keyword arguments"}
+    if t in COMPREHENSIONS:
+        return {COMPREHENSIONS[t]}
     return set()
+
+
+COMPREHENSIONS = {ast.Lambda: "expr:lambda", ast.ListComp: "expr:list comprehension",
+                  ast.DictComp: "expr:dict comprehension", ast.SetComp: "expr:set comprehension",
+                  ast.GeneratorExp: "expr:generator expression"}
