@@ -22,12 +22,38 @@ family = Family("Linear algebra")
 op, exposes, word = family.op, family.exposes, family.word
 
 
+def _outer(x, y) -> bool:
+    """An inner size of 1 between real matrices: torch's mm is then an outer product."""
+    return x.ndim >= 2 and y.ndim >= 2 and x.shape[-1] == 1 and x.shape[-2] > 1 and \
+        y.shape[-1] > 1
+
+
 def mm_arrays(x, y):
-    """Matrix product of arrays. An inner size of 1 between real matrices is an outer
-    product, which keeps torch's -0. (BLAS would add the products to +0.)."""
-    if x.ndim >= 2 and y.ndim >= 2 and x.shape[-1] == 1 and x.shape[-2] > 1 and y.shape[-1] > 1:
-        return x * y
-    return x @ y
+    """Matrix product of arrays, with the signs of zero torch's mm gives: an outer product
+    keeps a -0. product; every other result is a sum started from +0., so a sum of -0.
+    products is 0."""
+    return x * y if _outer(x, y) else _from_zero(x @ y)
+
+
+def bmm_arrays(x, y):
+    """Batched matrix products (and matrix-vector ones): torch's kernels sum from +0. for any
+    inner size, so no result is -0."""
+    return _from_zero(x @ y)
+
+
+def _bias_zero_sign(out, x, w, b) -> None:
+    """torch's addmm sums the products into the bias: a -0. bias stays -0. where every product
+    is -0. too (NumPy's sum of them may start from +0.)."""
+    if not (np.signbit(b).any() and (out == 0).any()):
+        return
+    products = x[:, :, None] * w[None, :, :]
+    all_negative_zero = np.all((products == 0) & np.signbit(products), axis=1)
+    out[(out == 0) & np.signbit(np.broadcast_to(b, out.shape)) & all_negative_zero] = -0.0
+
+
+def _from_zero(result):
+    result += 0  # -0. + 0 is +0.; any other value is unchanged
+    return result
 
 
 _CROSSED = ((1,), (0,))  # each input's gradient reads only the other input
@@ -72,7 +98,7 @@ def dot(a, b):
     return record(DOT, np.dot(a.array, b.array) + 0, (a, b))
 
 
-@word("mv", lambda m, v: m @ v)
+@word("mv", bmm_arrays)
 @exposes(MV, functions=("mv",), methods=("mv",))
 def mv(m, v):
     if m.array.ndim != 2 or v.array.ndim != 1:
@@ -86,7 +112,7 @@ def mv(m, v):
         vec, mat = type_word(v.array.dtype), type_word(m.array.dtype)
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}")
-    return record(MV, m.array @ v.array, (m, v))
+    return record(MV, bmm_arrays(m.array, v.array), (m, v))
 
 
 @word("mm", mm_arrays)
@@ -108,7 +134,7 @@ def mm(a, b):
     return record(MM, mm_arrays(a.array, b.array), (a, b))
 
 
-@word("bmm", mm_arrays)
+@word("bmm", bmm_arrays)
 @exposes(BMM, functions=("bmm",), methods=("bmm",))
 def bmm(a, b):
     x, y = a.array, b.array
@@ -121,7 +147,7 @@ def bmm(a, b):
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}].")
     check_allocation((x.shape[0], x.shape[1], y.shape[2]), x.dtype)
-    return record(BMM, mm_arrays(x, y), (a, b))
+    return record(BMM, bmm_arrays(x, y), (a, b))
 
 
 # === matmul, as torch composes it ================================================================
@@ -268,12 +294,13 @@ def addmm(bias, mat1, mat2, beta=1, alpha=1):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{type_word(x.dtype)} and {type_word(w.dtype)}")
     check_allocation((x.shape[0], w.shape[1]), x.dtype)
-    out = mm_arrays(x, w)
+    out = x * w if _outer(x, w) else x @ w  # (summed into the bias, which keeps its -0.)
     if alpha != 1:
         out = out * x.dtype.type(alpha)
     b = bias.array if beta == 1 else bias.array * x.dtype.type(beta)
     try:
         out += b  # (the product is a new array)
+        _bias_zero_sign(out, x, w, b)
     except ValueError:
         raise RuntimeError(f"The expanded size of the tensor ({out.shape[-1]}) must match the "
                            f"existing size ({np.shape(b)[-1]}) at non-singleton dimension 1.  "

@@ -26,9 +26,6 @@ KNOWN_BUGS: set[str] = {
     # the second derivative of prod() with create_graph=True where an element is zero is
     # refused ("beyond the second")
     "B38b_prod_zero_second",
-    # the sign of zero in 1-D @ 3-D and 2-D @ 3-D products and gradients: a one-term
-    # product 0.75 * -0. stays -0. here, +0. in torch (its kernels add it to a zero)
-    "B29_matmul_neg_zero",
     # min()/max() of a tensor holding 0. and -0. as its extreme: which one torch returns
     # depends on its (vectorised) kernel
     "C13_signed_zero_ties",
