@@ -314,9 +314,10 @@ STACK = op("StackBackward0", _stack_part, variadic=True,
 
 def _join(entry, tensors, dim, stacked):
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError(f"{'stack' if stacked else 'torch.cat'}(): expected a non-empty list "
-                           "of Tensors")
+    if not tensors:  # torch's two checks, worded and typed each its own way
+        if stacked:
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ndim = tensors[0].array.ndim + (1 if stacked else 0)
     d = dims(dim, ndim)[0]
     dt = result_dtype(*tensors)

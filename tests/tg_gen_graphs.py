@@ -166,7 +166,8 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
                                   any(t.startswith("prod") for t in y.history))
     # abs's second derivative is a zero tensor torch makes without storage (tolist() fails,
     # and it prints as float64 whatever the dtype)
-    values_hidden = "abs" in y.history and (not b.exact or names_hidden)
+    # (any op of the program, as above)
+    values_hidden = any("abs" in v.history for v in b.vars) and (not b.exact or names_hidden)
     b.emit(f"    h = torch.autograd.grad(s, [{names}], allow_unused=True"
            f"{', create_graph=True' if second else ''})")
     b.indent += 1
@@ -176,7 +177,8 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
                 continue
             b.emit(f"print(h[{k}] is None)")
         elif names_hidden or (  # a zero second derivative: torch may give None, no sign, no graph
-                "I11_2e_zero_second_derivative_sign" in KNOWN_BUGS and SIGN_TOKENS & y.history):
+                "I11_2e_zero_second_derivative_sign" in KNOWN_BUGS and
+                any(SIGN_TOKENS & v.history for v in b.vars)):
             show_value(b, f"torch.zeros_like({leaves[k].name}) if h[{k}] is None else "
                           f"h[{k}].detach() + 0.0", f"h{k}")
             continue

@@ -191,7 +191,8 @@ class ShapeOps:
         form = self.choose(["index:int", "index:range", "index:from", "index:step", "index:col",
                             "index:ellipsis", "index:none", "index:list", "index:tensor", "index:int_slice",
                             "index:mask", "index:mixed", "index:bool"])
-        if form in ("index:col", "index:int_slice", "index:mixed") and a.ndim < 2:
+        if form in ("index:col", "index:int_slice", "index:mixed") and (a.ndim < 2 or
+                                                                        0 in x.shape):
             form = "index:mask"
         i = self.r.randint(-size, size - 1)
         if form == "index:int":
