@@ -167,7 +167,7 @@ def create_graph_gradients(b: Builder, y: Var, leaves: list[Var]) -> None:
     # abs's second derivative is a zero tensor torch makes without storage (tolist() fails,
     # and it prints as float64 whatever the dtype)
     # (any op of the program, as above)
-    values_hidden = any("abs" in v.history for v in b.vars) and (not b.exact or names_hidden)
+    values_hidden = any("abs" in v.history for v in b.vars)
     b.emit(f"    h = torch.autograd.grad(s, [{names}], allow_unused=True"
            f"{', create_graph=True' if second else ''})")
     b.indent += 1

@@ -80,9 +80,9 @@ def index_key(b: Builder, target: Var, kind: str):
         return f":, {j}", (slice(None), j)
     if kind == "mixed":  # basic items with a list: torch writes through a view, then index_put_
         picks = sorted({b.r.randint(0, x.shape[1] - 1) for _ in range(b.r.randint(1, 2))})
-        lo = b.r.randint(0, size - 1)
+        lo, lo1 = b.r.randint(0, size - 1), b.r.randint(0, x.shape[1] - 1)
         return b.r.choice([(f"{i}, {picks}", (i, picks)), (f"{lo}:, {picks}", (slice(lo, None), picks)),
-                           (f"[{i}], {lo}:", ([i], slice(lo, None)))])
+                           (f"[{i}], {lo1}:", ([i], slice(lo1, None)))])
     if kind == "int_int":
         return f"{i}, {j}", (i, j)
     lo = b.r.randint(0, x.shape[1] - 1)

@@ -222,10 +222,10 @@ class ShapeOps:
         elif form == "index:mixed":  # basic items with a list (torch: a view, then index)
             picks = [self.r.randint(-x.shape[1], x.shape[1] - 1)
                      for _ in range(self.r.randint(1, 2))]
-            lo = self.r.randint(0, size - 1)
+            lo, lo1 = self.r.randint(0, size - 1), self.r.randint(0, x.shape[1] - 1)
             key, text = self.r.choice([((i, picks), f"{i}, {picks}"),
                                        ((slice(lo, None), picks), f"{lo}:, {picks}"),
-                                       (([i], slice(lo, None)), f"[{i}], {lo}:")])
+                                       (([i], slice(lo1, None)), f"[{i}], {lo1}:")])
         elif form == "index:bool":  # a dim of size 1, taken whole or not at all
             if self.chance(2):
                 key, text = (np.True_,), "True"
