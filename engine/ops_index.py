@@ -266,7 +266,7 @@ def _advanced_index(a, items):
     key = advanced_key(arr.ndim, advanced)
     check_masks(arr.shape, key)
     try:
-        out = arr[key]
+        out = np.ascontiguousarray(arr[key])  # (torch's index result is always contiguous)
     except IndexError as exc:
         raise IndexError(str(exc).replace("axis", "dimension")) from None
     return record(INDEX, out, (a,), {"shape": arr.shape, "key": key})
