@@ -287,7 +287,7 @@ def inplace_method(fn, name):
     keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
 
     def method(a, b, **options):
-        if b is not a and a._vc is not None and getattr(b, "_vc", None) is a._vc:
+        if type(b) is type(a) and b._vc is a._vc and a._vc is not None and b is not a:
             check_no_partial_overlap(a.array, b.array)  # (only aliases share a counter)
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
             for key in options.keys() - keywords:
