@@ -209,8 +209,8 @@ def _attach_node(out, op, inputs, params, cls, node_class) -> None:
             meta.append((array.shape, array.dtype))
             if not t.requires_grad:
                 edges.append(_NO_EDGE)
-            elif type(t.grad_fn) is Node:  # edge_to's usual case, written out
-                edges.append((t.grad_fn, 0))
+            elif type(t._grad_fn) is Node and t._base is None:  # edge_to's usual case, written out
+                edges.append((t._grad_fn, 0))
             else:
                 edges.append(edge_to(t))
         else:
