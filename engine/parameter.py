@@ -12,7 +12,8 @@ import numpy as np
 from . import dtypes
 from .graph import LEGACY_TYPE_NAMES
 from .session import current
-from .tensor import Tensor
+from .tensor import Tensor, mark_parameter
+from .tensor import is_parameter as tensor_is_parameter
 
 
 class TensorKind(type):
@@ -27,7 +28,7 @@ class TensorKind(type):
 
 
 def is_parameter(value) -> bool:
-    return type(value) is Tensor and getattr(value, "_parameter", False)
+    return type(value) is Tensor and tensor_is_parameter(value)
 
 
 class Parameter(metaclass=TensorKind):
@@ -53,7 +54,7 @@ def make_parameter(data=None, requires_grad=True) -> Tensor:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     param = data.detach()  # same storage and version counter, no history
     param.requires_grad = bool(requires_grad)
-    param._parameter = True
+    mark_parameter(param)
     return param
 
 

@@ -8,6 +8,7 @@ state every tensor has. Results of ops are made by `graph.record`.
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -127,9 +128,11 @@ class _TensorType(type):
 
 class Tensor(metaclass=_TensorType):
     __slots__ = ("array", "requires_grad", "_grad_fn", "_grad", "_vc", "_base", "_accumulator",
-                 "_retains_grad", "_parameter", "_view_version", "__weakref__")
-    # `_view_version`: set on views only, the version their grad_fn was made at
-    # `_parameter` is set (True) only on the tensors nn.Parameter makes; unset elsewhere
+                 "_retains_grad", "_view_version", "__weakref__")
+    # `_view_version`: set on views only, the version their grad_fn was made at. (No more
+    # slots: a tensor of 10 fits pymalloc's 112-byte class, and the garbage collector's walks
+    # over a long graph's tensors cost ~10 % more at 128; nn.Parameter's tensors are marked
+    # in PARAMETERS instead.)
 
     @classmethod
     def _wrap(cls, data, grad_fn=None, requires_grad=False) -> "Tensor":
@@ -324,12 +327,12 @@ class Tensor(metaclass=_TensorType):
     def __repr__(self) -> str:
         name = _grad_fn_name(self)
         text = format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
-        return "Parameter containing:\n" + text if getattr(self, "_parameter", False) else text
+        return "Parameter containing:\n" + text if is_parameter(self) else text
 
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if getattr(self, "_parameter", False):  # a torch.Tensor subclass: object.__format__
+        if is_parameter(self):  # a torch.Tensor subclass: object.__format__
             if spec:
                 raise TypeError("unsupported format string passed to Parameter.__format__")
             return repr(self)
@@ -460,6 +463,20 @@ NON_LEAF_GRAD_WARNING = (
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If "
     "you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
     "See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+# The tensors nn.Parameter made: id -> a weak reference (dropped with the tensor)
+PARAMETERS: dict = {}
+
+
+def mark_parameter(t) -> None:
+    key = id(t)
+    PARAMETERS[key] = weakref.ref(t, lambda _, key=key: PARAMETERS.pop(key, None))
+
+
+def is_parameter(value) -> bool:
+    ref = PARAMETERS.get(id(value))
+    return ref is not None and ref() is value
 
 
 def _grad_fn_name(t) -> str | None:

@@ -90,7 +90,7 @@ def python_type(obj: Any, *rest: Any) -> Any:
         raise TypeError("type() takes 1 or 3 arguments")
     cls = type(obj)
     module = cls.__module__
-    if cls.__name__ == "Tensor" and getattr(obj, "_parameter", False):
+    if cls.__name__ == "Tensor":
         from autodiff.engine.parameter import Parameter, is_parameter  # noqa: PLC0415
 
         if is_parameter(obj):  # an engine Tensor marked as a parameter
