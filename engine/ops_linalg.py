@@ -30,30 +30,25 @@ def _outer(x, y) -> bool:
 
 def mm_arrays(x, y):
     """Matrix product of arrays, with the signs of zero torch's mm gives: an outer product
-    keeps a -0. product; every other result is a sum started from +0., so a sum of -0.
-    products is 0."""
-    return x * y if _outer(x, y) else _from_zero(x @ y)
+    keeps a -0. product; every other result is a sum started from +0. (NumPy's too), so a sum
+    of -0. products is 0."""
+    return x * y if _outer(x, y) else x @ y
 
 
 def bmm_arrays(x, y):
     """Batched matrix products (and matrix-vector ones): torch's kernels sum from +0. for any
-    inner size, so no result is -0."""
-    return _from_zero(x @ y)
+    inner size, as NumPy's matmul does, so no result is -0. (no outer-product case here)."""
+    return x @ y
 
 
 def _bias_zero_sign(out, x, w, b) -> None:
     """torch's addmm sums the products into the bias: a -0. bias stays -0. where every product
-    is -0. too (NumPy's sum of them may start from +0.)."""
+    is -0. too (NumPy's sum of them starts from +0.)."""
     if not (np.signbit(b).any() and (out == 0).any()):
         return
     products = x[:, :, None] * w[None, :, :]
     all_negative_zero = np.all((products == 0) & np.signbit(products), axis=1)
     out[(out == 0) & np.signbit(np.broadcast_to(b, out.shape)) & all_negative_zero] = -0.0
-
-
-def _from_zero(result):
-    result += 0  # -0. + 0 is +0.; any other value is unchanged
-    return result
 
 
 _CROSSED = ((1,), (0,))  # each input's gradient reads only the other input
