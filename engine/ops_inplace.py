@@ -259,10 +259,12 @@ def _first_byte(x) -> int:
         st * (n - 1) for st, n in zip(x.strides, x.shape) if st < 0)
 
 
-def check_no_partial_overlap(target, source) -> None:
-    """torch refuses an in-place op whose input overlaps the written tensor's memory other than
+def check_no_partial_overlap(a, b) -> None:
+    """torch refuses an in-place write into `a` whose input `b` overlaps a's memory other than
     exactly (the same elements, same strides), when it can tell (both dense)."""
-    target, source = np.asarray(target), np.asarray(source)
+    if type(b) is not type(a) or b is a or a._vc is None or b._vc is not a._vc:
+        return  # (only aliases share a version counter)
+    target, source = np.asarray(a.array), np.asarray(b.array)
     if not target.size or not source.size or not (_dense(target) and _dense(source)):
         return
     t0, s0 = _first_byte(target), _first_byte(source)
@@ -287,8 +289,7 @@ def inplace_method(fn, name):
     keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
 
     def method(a, b, **options):
-        if type(b) is type(a) and b._vc is a._vc and a._vc is not None and b is not a:
-            check_no_partial_overlap(a.array, b.array)  # (only aliases share a counter)
+        check_no_partial_overlap(a, b)
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
             for key in options.keys() - keywords:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
@@ -408,6 +409,8 @@ def copy_(a, src):
 def _write_whole(a, value, entry):
     """Overwrite all of `a` with `value` (a number or a tensor), recorded as `entry`."""
     source = value if type(value) in NUMBERS else value.array
+    if entry is COPY_INTO:
+        check_no_partial_overlap(a, value)
     try:
         a.storage()[...] = source
     except ValueError:
