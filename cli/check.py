@@ -92,11 +92,16 @@ def _widen(t: Tensor) -> None:
 def check_source(source: LoadedSource, *, eps: float = 1e-6,
                  err: TextIO | None = None) -> CheckResult:
     """The check; the program's warnings go to `err` once (the re-runs' are dropped)."""
-    # each created tensor's first values: a leaf updated through `.data` (no version bump, as
-    # in torch) is still one the last backward saw changed
+    # each created float tensor's first values (only those can be checked leaves): a leaf
+    # updated through `.data` (no version bump, as in torch) is still one the last backward
+    # saw changed
     initial: dict[int, np.ndarray] = {}
-    first = trace_source(source, err=err,
-                         on_create=lambda k, t: initial.setdefault(k, np.array(t.array)))
+
+    def remember(k: int, t: Tensor) -> None:
+        if np.asarray(t.array).dtype.kind == "f":
+            initial.setdefault(k, np.array(t.array))
+
+    first = trace_source(source, err=err, on_create=remember)
     first.raise_error()
     if not first.calls:
         raise UsageError(_("the program never calls backward(): nothing to check"))

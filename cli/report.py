@@ -54,6 +54,7 @@ def build_report(trace: Trace, show: list[str] | None = None) -> list[dict[str, 
 def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set,
            line: int | None, cuts: "GraphCuts") -> dict[str, Any]:
     grad = grad_of(t)
+    node = watched_grad_fn(t)
     return {
         "name": name,
         "line": line,
@@ -61,8 +62,8 @@ def _entry(name: str, t: Tensor, trace: Trace, namer: Namer, reached: set,
         "dtype": dtype_text(t.dtype),
         "value": repr(t),
         "requires_grad": bool(t.requires_grad),
-        "is_leaf": watched_grad_fn(t) is None,
-        "grad_fn": None if watched_grad_fn(t) is None else watched_grad_fn(t).name(),
+        "is_leaf": node is None,
+        "grad_fn": None if node is None else node.name(),
         "chain": namer.chain(t) if t.requires_grad else None,
         "grad": None if grad is None else repr(grad),
         "grad_none_reason": None if grad is not None else

@@ -132,9 +132,14 @@ def _tensor_array(item):
     return array if type(array) is np.ndarray or isinstance(array, np.generic) else None
 
 
+_PLAIN_ITEMS = frozenset({int, slice, type(None), type(Ellipsis)})  # decided by their type
+
+
 def is_advanced(item) -> bool:
     """A list (or range), or a tensor other than a 0-d integer one (which indexes like an
     int)."""
+    if type(item) in _PLAIN_ITEMS:
+        return False
     if isinstance(item, (list, range)):
         return True
     array = _tensor_array(item)
@@ -178,8 +183,11 @@ def whole(item, size: int) -> bool:
 def is_bool_item(item) -> bool:
     """True, False, or a 0-d bool tensor: torch indexes with it by adding a dim of size 1 and
     taking that one element (True) or none (False)."""
-    if type(item) is bool:
+    kind = type(item)
+    if kind is bool:
         return True
+    if kind in _PLAIN_ITEMS:
+        return False
     array = _tensor_array(item)
     return array is not None and array.ndim == 0 and array.dtype == np.bool_
 
