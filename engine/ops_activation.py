@@ -95,7 +95,11 @@ def sigmoid(a):
 
 @exposes(RELU, functions=("relu",), methods=("relu",), nn=("relu",))
 def relu(a, inplace=False):
-    result = record(RELU, np.maximum(0, a.array).astype(a.array.dtype, copy=False), (a,))
+    x = a.array
+    out = np.maximum(0, x)
+    if out.dtype != x.dtype:  # (a bool tensor's)
+        out = out.astype(x.dtype)
+    result = record(RELU, out, (a,))
     return write_in_place(a, result) if inplace else result
 
 

@@ -199,7 +199,11 @@ def view_history(view):
 def recorded_write(a, entry, inputs, params=None):
     """After a write into `a`'s storage: bump its version and, when autograd watches any of
     `inputs` (a first; numbers among them), make `entry` a's new history."""
-    a._bump_version()
+    vc = a._vc
+    if vc is None:
+        a._vc = [1]
+    else:
+        vc[0] += 1  # (a._bump_version(), written out: every zero_ and fill_ comes here)
     if current().grad_enabled and (a.requires_grad or len(inputs) > 1 and any(
             getattr(t, "requires_grad", False) for t in inputs[1:])):
         a.grad_fn = record(entry, a.array, inputs, params).grad_fn
@@ -289,7 +293,8 @@ def inplace_method(fn, name):
     keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
 
     def method(a, b, **options):
-        check_no_partial_overlap(a, b)
+        if type(b) is type(a) and b._vc is not None:  # (only an alias can overlap a)
+            check_no_partial_overlap(a, b)
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
             for key in options.keys() - keywords:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
@@ -397,7 +402,9 @@ def fill_(a, value, entry=FILL):
 
 @exposes(ZERO, methods=("zero_",))
 def zero_(a):
-    return fill_(a, 0, ZERO)
+    check_inplace(a)
+    a.storage().fill(0)  # (0 fits every dtype: fill_'s value checks are not needed)
+    return recorded_write(a, ZERO, (a,))
 
 
 @exposes(COPY_INTO, methods=("copy_",))

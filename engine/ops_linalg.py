@@ -113,20 +113,21 @@ def mv(m, v):
 @word("mm", mm_arrays)
 @exposes(MM, functions=("mm",), methods=("mm",))
 def mm(a, b):
-    if a.array.ndim != 2:
+    x, y = a.array, b.array
+    if x.ndim != 2:
         raise RuntimeError("self must be a matrix")
-    if b.array.ndim != 2:
+    if y.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if a.array.shape[1] != b.array.shape[0]:
+    (n, m), (k, p) = x.shape, y.shape
+    if m != k:
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({a.array.shape[0]}x{a.array.shape[1]} "
-            f"and {b.array.shape[0]}x{b.array.shape[1]})")
-    if a.array.dtype != b.array.dtype:
+            f"mat1 and mat2 shapes cannot be multiplied ({n}x{m} and {k}x{p})")
+    if x.dtype != y.dtype:
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{type_word(a.array.dtype).lower()} != {type_word(b.array.dtype).lower()}")
-    check_allocation((a.array.shape[0], b.array.shape[1]), a.array.dtype)
-    return record(MM, mm_arrays(a.array, b.array), (a, b))
+            f"{type_word(x.dtype).lower()} != {type_word(y.dtype).lower()}")
+    check_allocation((n, p), x.dtype)
+    return record(MM, mm_arrays(x, y), (a, b))
 
 
 @word("bmm", bmm_arrays)

@@ -115,6 +115,14 @@ def check_allocation(shape, dtype) -> None:
     limit = current().max_bytes
     if limit is None:
         return
+    count = 1
+    for n in shape:
+        if type(n) is not int:
+            break
+        count *= n
+    else:
+        if count <= limit >> 4:  # fits even at 16 bytes an element: no dtype lookup needed
+            return
     import numpy as np  # here: the console script's watching process needs this module, not NumPy
     count = 1
     for n in shape:

@@ -289,11 +289,15 @@ def compile_Slice(node: ast.Slice, cx: Context) -> Eval:
 
 def compile_Attribute(node: ast.Attribute, cx: Context) -> Eval:
     value, rt, filename = compile_expr(node.value, cx), cx.rt, cx.filename
-    read = attribute_reader(node.attr)
+    name = node.attr
+    read = attribute_reader(name)
+    cached = read.cached
 
     def ev(L: dict) -> Any:
         obj = value(L)
         try:
+            if type(obj) is cached[0] and rt.policy is cached[1]:
+                return getattr(obj, name)
             return read(obj, rt.policy)
         except Exception as exc:
             raise runtime_error(exc, node, filename) from None

@@ -189,6 +189,7 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
         if kind is not str and (kind in BUILTIN_PUBLIC or name in getattr(kind, "_tg_public", ())):
             cached[0], cached[1] = kind, policy
         return value
+    read.cached = cached  # for a caller that checks the cache inline, saving a call
     return read
 
 
