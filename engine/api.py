@@ -51,7 +51,8 @@ def _function(name: str, forward):
     return function
 
 
-_TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum"})
+_TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum",
+                               "remainder"})
 
 
 def _collect(attribute: str) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fma import fma
+from .ops_division import divide_rounded
 from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, finish, floating, result_dtype
 from .registry import Check, Family, any_, away_from_zero, positive
@@ -116,7 +117,9 @@ RECIPROCAL = op("ReciprocalBackward0", lambda F, g, out, a: -g * (out * out), sa
 
 @exposes(DIV, functions=("div", "divide", "true_divide"),
          methods=("div", "divide", "true_divide", "__truediv__"))
-def div(a, b):
+def div(a, b, rounding_mode=None):
+    if rounding_mode is not None:
+        return divide_rounded(a, b, rounding_mode)
     if type(a) in NUMBERS:
         return mul(reciprocal(b), a)  # torch computes `2 / t` as reciprocal(t) * 2
     try:
@@ -357,34 +360,6 @@ def bitwise_not(a):
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return type(a)._wrap(np.invert(a.array))
-
-
-def _integer_divisor_check(y, dt):
-    if dt.kind in "iub" and np.any(np.asarray(y) == 0):
-        raise RuntimeError("ZeroDivisionError")
-
-
-def _integer_division(ufunc, reflected: bool):
-    """floor_divide and remainder (no grad_fn of their own here); `reflected` for the
-    operator's right-hand form (`2 // t`). An integer divisor of 0 fails as in torch."""
-    def forward(a, b):
-        try:
-            x, y, dt = binary(a, b)
-        except NotAnOperand:
-            return NotImplemented
-        if reflected:
-            x, y = y, x
-        _integer_divisor_check(y, dt)
-        return type(a)._wrap(finish(ufunc(x, y), dt))
-    return forward
-
-
-floor_divide = exposes(functions=("floor_divide",), methods=("floor_divide", "__floordiv__"))(
-    _integer_division(np.floor_divide, reflected=False))
-rfloordiv = exposes(methods=("__rfloordiv__",))(_integer_division(np.floor_divide, reflected=True))
-remainder = exposes(functions=("remainder",), methods=("remainder", "__mod__"))(
-    _integer_division(np.mod, reflected=False))
-rmod = exposes(methods=("__rmod__",))(_integer_division(np.mod, reflected=True))
 
 
 # --- words with no op of their own --------------------------------------------------------------

@@ -18,6 +18,7 @@ from .operands import NotAnOperand, binary, type_word
 from .ops_shape import expand, expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
+from .ops_division import floor_divide, fmod, remainder
 from .ops_index import (advanced_key, basic_index, check_item, check_masks, getitem, is_advanced,
                         is_bool_item, makes_view, split_key, whole)
 from .registry import Check, Family, any_
@@ -336,7 +337,8 @@ for _fn in (ops_math.exp, ops_math.log, ops_math.sqrt, ops_math.sin, ops_math.co
 
 for _fn, _names in ((add, ("add_", "__iadd__")), (sub, ("sub_", "__isub__")),
                     (mul, ("mul_", "__imul__")), (div, ("div_", "__itruediv__")),
-                    (pow, ("pow_", "__ipow__"))):
+                    (pow, ("pow_", "__ipow__")), (remainder, ("remainder_", "__imod__")),
+                    (floor_divide, ("floor_divide_", "__ifloordiv__")), (fmod, ("fmod_",))):
     exposes(methods=_names)(inplace_method(_fn, _names[0]))
 
 
