@@ -13,7 +13,7 @@ from .fma import fma
 from .ops_division import divide_rounded
 from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, finish, floating, result_dtype
-from .registry import Check, Family, any_, away_from_zero, positive
+from .registry import Check, Family, any_, away_from_zero, positive, unit
 from .session import check_allocation
 
 family = Family("Elementwise arithmetic")
@@ -302,10 +302,46 @@ CLAMP = op("ClampBackward1", _clamp_vjp, saves="i",
            check=Check(lambda a: a.clamp(-0.5, 0.5), (away_from_zero(4),)))
 
 
-@exposes(CLAMP, functions=("clamp", "clip"), methods=("clamp", "clip"))
+def _clamp_low_vjp(F, g, out, a, low, high):
+    """min gets g where a fell below it (and min < max: a min above max loses to max)."""
+    below = a < low
+    return F.where(below if high is None else below & (low < high), g, 0.0)
+
+
+def _clamp_high_vjp(F, g, out, a, low, high):
+    """max gets g where a rose above it, or where it undercuts min (and so wins)."""
+    above = a > high
+    return F.where(above if low is None else above | (high < low), g, 0.0)
+
+
+CLAMP_TENSORS = op("ClampBackward0", _clamp_vjp, _clamp_low_vjp, _clamp_high_vjp, saves="i",
+                   explain="clamp between tensors: a gets g where min ≤ a ≤ max, each bound "
+                           "where it is the value taken",
+                   formulas=("∂/∂a = [min ≤ a ≤ max]", "∂/∂min = [a < min < max]",
+                             "∂/∂max = [a > max or max < min]"),
+                   check=Check(lambda a, lo, hi: a.clamp(lo - 1.5, hi + 1.5),
+                               (any_(2, 3), unit(3), unit(2, 1))))
+
+
+@exposes(CLAMP, CLAMP_TENSORS, functions=("clamp", "clip"), methods=("clamp", "clip"))
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [v for v in (min, max) if v is not None]
+    if any(type(v) is type(a) for v in bounds):
+        if not all(type(v) is type(a) for v in bounds):
+            raise TypeError(
+                "clamp() received an invalid combination of arguments - got (Tensor, "
+                f"{_argument_word(min)}, {_argument_word(max)}), but expected one of:\n"
+                " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        out = a.array
+        if min is not None:
+            out = np.maximum(min.array, out)
+        if max is not None:
+            out = np.minimum(max.array, out)
+        dt = result_dtype(a, *bounds)
+        return record(CLAMP_TENSORS, finish(np.asarray(out), dt), (a, min, max))
     out = a.array
     if min is not None:
         out = np.maximum(min, out)  # (the input on a tie, as torch: -0. stays -0.)
@@ -313,6 +349,12 @@ def clamp(a, min=None, max=None):
         out = np.minimum(max, out)
     dt = result_dtype(a, *(v for v in (min, max) if v is not None))
     return record(CLAMP, finish(out, dt), (a,), {"low": min, "high": max})
+
+
+def _argument_word(value) -> str:
+    """A value as torch's "invalid combination of arguments" lists it."""
+    return {type(None): "NoneType"}.get(type(value), "Tensor" if hasattr(value, "array")
+                                        else type(value).__name__)
 
 
 # === comparisons and bitwise ops (no gradient) ==================================================

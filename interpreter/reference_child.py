@@ -191,8 +191,10 @@ def _problem(node, at, surface, program):
         names = node.name.split(".") + [node.asname or ""]
     else:
         names = []
+    variable = isinstance(node, (_ast.Name, _ast.arg, _ast.FunctionDef, _ast.ExceptHandler,
+                                 _ast.Global, _ast.Nonlocal))
     for name in names:
-        if _private(name):
+        if _private(name) and not (variable and not name.startswith("__")):
             return at(node, f"'{name}' starts with '_': no .tg name does",
                       name if isinstance(node, _ast.Attribute) else None)
     if isinstance(node, _ast.Name) and node.id in surface["outside"] and node.id not in program.bound:

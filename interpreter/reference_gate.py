@@ -78,11 +78,18 @@ def check_program(source: str, filename: str) -> TgError | None:
         if id(node) in allowed:
             continue
         for name, col in _identifiers(node):
-            if private(unicodedata.normalize("NFKC", name)):
+            if private(unicodedata.normalize("NFKC", name)) and not (
+                    type(node) in _VARIABLE_NODES and not name.startswith("__")):
                 return TgError(REFUSED, f"'{name}' starts with '_': no .tg name does",
                                filename=filename, line=node.line, col=col,
                                end_col=col + len(name))
     return None
+
+
+# nodes that bind or read a program's own variable: `_` or `_total` there is an ordinary name
+# (`for _ in range(3)`), as in the language; only a dunder could mean something to CPython
+_VARIABLE_NODES = (tg_ast.Name, tg_ast.Param, tg_ast.FunctionDef, tg_ast.ExceptHandler,
+                   tg_ast.With, tg_ast.Global, tg_ast.Nonlocal)
 
 
 def _init_methods(module) -> set[int]:

@@ -163,8 +163,9 @@ def test_our_own_checks_come_first_without_any_process(monkeypatch) -> None:
         raise AssertionError("a child process was started")
 
     monkeypatch.setattr(reference, "_run_child", no_child)
-    for program in ('__import__("os")\n', "import os\n", "x = 1 +\n", "def f(_x):\n    pass\n",
-                    "print(f(_secret=1))\n", "with torch.no_grad() as _g:\n    pass\n"):
+    for program in ('__import__("os")\n', "import os\n", "x = 1 +\n", "def f(__x):\n    pass\n",
+                    "print(f(_secret=1))\n", "with torch.no_grad() as __g:\n    pass\n",
+                    "x = torch.ones(1)\nprint(x._base)\n"):
         with pytest.raises(ReferenceRefused):
             run_with_torch(program, filename="evil.tg")
 
@@ -255,3 +256,15 @@ def test_valid_programs_still_run_under_torch() -> None:
     [batch] = run_many_with_torch([program])
     for result in (single, batch):
         assert (result.stdout, result.exit_code, result.error) == (want, 1, error)
+
+
+@needs_torch
+def test_a_programs_own_underscore_names_run_under_torch() -> None:
+    """`for _ in ...`, `a, _ = ...`, `_total`: ordinary names in the language, and in Python."""
+    program = ("_total = 0\nfor _ in range(3):\n    _total += 1\nfirst, _ = (1, 2)\n"
+               "def scale(_x, factor=2):\n    return _x * factor\n"
+               "with torch.no_grad() as _g:\n    y = scale(torch.ones(2))\n"
+               "print(_total, first, y, _g)\n")
+    assert check_program(program, "ok.tg") is None
+    result = run_with_torch(program, filename="ok.tg")
+    assert (result.stdout, result.error) == ("3 1 tensor([2., 2.]) None\n", None)
