@@ -121,6 +121,7 @@ log2 = _unary(LOG2, np.log2, "log2")
 log10 = _unary(LOG10, np.log10, "log10")
 
 
+@word("abs", np.abs)
 @exposes(ABS, functions=("abs", "absolute"), methods=("abs", "absolute", "__abs__"))
 def abs(a):
     return record(ABS, np.abs(a.array), (a,))

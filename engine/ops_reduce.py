@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import builtins
 
+import math
+
 import numpy as np
 
 from .graph import NUMBERS, record
@@ -196,30 +198,66 @@ def prod(a, dim=None, keepdim=False, dtype=None, axis=None):
 
 # === norm =======================================================================================
 
-def _norm_vjp(F, g, out, a, dims_, keepdim):
+def _norm_vjp(F, g, out, a, dims_, keepdim, p=2.0):
+    """torch's norm_backward, formula for formula (so signs of zero and graphs agree)."""
     if dims_ is not None and not keepdim:
         g = _unsqueeze_dims(F, g, dims_, a.ndim, False)
         out = _unsqueeze_dims(F, out, dims_, a.ndim, False)
-    # torch masks the 0/0 at a zero norm to 0
-    return g * F.masked_fill(a / out, out == 0, 0.0)
+    if p == 2.0:  # torch masks the 0/0 at a zero norm to 0
+        return g * F.masked_fill(a / out, out == 0, 0.0)
+    if p == 0.0:
+        return F.zeros_like(a)
+    if p == 1.0:
+        return F.sgn(a) * g
+    size = F.abs(a)
+    if math.isinf(p):  # amax's derivative: the extremes share g, a NaN counts as one
+        mask = (size == out) | (size != size)
+        every = tuple(range(a.ndim)) if dims_ is None else dims_
+        return F.sgn(a) * ((g / F.sum_dims(mask, every, True)) * mask)
+    if p < 1.0:
+        return F.sgn(a) * F.masked_fill(size ** (p - 1), a == 0, 0.0) * g * out ** (1 - p)
+    scaled = F.sgn(a) * size ** (p - 1) if p < 2.0 else a * size ** (p - 2)
+    return scaled * F.masked_fill(g / out ** (p - 1), out == 0, 0.0)
 
 
 NORM = op("LinalgVectorNormBackward0", _norm_vjp, saves="io",
-          explain="the 2-norm: each element gets g times a/‖a‖", formulas=("∂‖a‖/∂a = a/‖a‖: g·a/out",),
-          check=Check(lambda a: a.norm(), (any_(2, 3),)))
+          explain="a vector p-norm ‖a‖ₚ (2 unless given): for p = 2 each element gets g·a/‖a‖, "
+                  "for p = 1 g·sign(a), for p = ∞ the largest |a| share g",
+          formulas=("∂‖a‖ₚ/∂a = sign(a)·|a|^(p-1)/‖a‖ₚ^(p-1): g·a/out for p = 2",),
+          check=Check(lambda a: a.norm() + a.norm(3) + a.norm(1, dim=1), (away_from_zero(2, 3),)))
+
+
+def _vector_norm(x, p, axis, keepdims):
+    size = np.abs(x)
+    if p == 2.0:
+        return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims))
+    if p == math.inf:
+        return np.max(size, axis=axis, keepdims=keepdims) if size.size else np.zeros(())
+    if p == -math.inf:
+        return np.min(size, axis=axis, keepdims=keepdims)
+    if p == 0.0:
+        return np.sum(size != 0, axis=axis, keepdims=keepdims).astype(x.dtype)
+    if p == 1.0:
+        return np.sum(size, axis=axis, keepdims=keepdims)
+    return np.sum(size ** p, axis=axis, keepdims=keepdims) ** (1 / p)
 
 
 @exposes(NORM, functions=("norm",), methods=("norm",))
 def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
-    if p not in ("fro", 2, 2.0):
-        raise NotImplementedError("only the 2-norm is supported")
+    if p == "fro" or p is None:
+        p = 2.0
+    elif type(p) is str:
+        raise NotImplementedError(f"torch.norm with p='{p}' (a matrix norm)")
+    elif type(p) not in (int, float):
+        raise TypeError(f"norm(): argument 'p' must be Number, not {type(p).__name__}")
     if a.array.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {type_word(a.array.dtype)}")
     x = floating(a)
     chosen = None if dim is None else reduce_dims(dim, x.ndim)
-    out = c_order(np.sqrt(np.sum(x * x, axis=chosen, keepdims=keepdim)))
-    return record(NORM, out.astype(x.dtype, copy=False), (a,), {"dims_": chosen, "keepdim": keepdim})
+    out = c_order(np.asarray(_vector_norm(x, float(p), chosen, keepdim)))
+    return record(NORM, out.astype(x.dtype, copy=False), (a,),
+                  {"dims_": chosen, "keepdim": keepdim, "p": float(p)})
 
 
 # === max and min ================================================================================
