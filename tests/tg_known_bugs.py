@@ -8,10 +8,6 @@ lost; I11_* names: issue 11's items; C* names: classes the widened generator fou
 """
 
 KNOWN_BUGS: set[str] = {
-    # create_graph gradients of prod() where an input is zero: torch's graph has a
-    # ViewBackward0 over the product of the others, here MulBackward0 over
-    # ProdBackwardBackward0 (a node torch never makes); their values are still compared
-    "I11_2c_prod_zero_graph",
     # the graphs of create_graph gradients through matrix products whose backward depends on
     # strides (mm's column-major test on a 1x1 operand with torch's strides of size-1 dims,
     # ReshapeAlias vs View of a gradient): ours follows NumPy's strides, which differ for
@@ -20,9 +16,6 @@ KNOWN_BUGS: set[str] = {
     # a bad keyword to a torch function: torch's "received an invalid combination of
     # arguments" / "missing 1 required positional arguments", here Python's wording
     "C11_bad_keywords",
-    # the second derivative of prod() with create_graph=True where an element is zero is
-    # refused ("beyond the second")
-    "B38b_prod_zero_second",
     # min()/max() of a tensor holding 0. and -0. as its extreme: which one torch returns
     # depends on its (vectorised) kernel
     "C13_signed_zero_ties",
@@ -30,14 +23,15 @@ KNOWN_BUGS: set[str] = {
     # element, so a second backward adds into it twice (3 where 2 is right); not emulated
     "C16_aliased_grad_accumulation",
 }
-# Fixed by the lead and re-enabled: B1-B24, B26-B38 (B25 came back), issue 11's items 1-9 (but
-# I11_2c), R1, R3 (B26's writes into matmul results), C5b, C10 (`t[k] += v`),
-# and the classes the widened generator found: C1 (folded matmul errors), C2 (nll's target
+# Fixed by the lead and re-enabled: B1-B24, B26-B38 (B25 came back), issue 11's items 1-9, R1,
+# R3 (B26's writes into matmul results), C5b, C10 (`t[k] += v`), and the classes the widened generator found: C1 (folded matmul errors), C2 (nll's target
 # input), C3 ((None, 0) inputs of backward-formula nodes), C4 (Tensor.where), C5 (a written
 # value's view), C6 (bmm under UnsafeView), C8 (saved indices freed), C9 (outer's view),
 # C11 (attribute-write checks, dtype checks, arange bounds, messages), C12, C13, C14 (signs
 # of zero and prod's gradient) -- all on main ca316d1; R1, R3, C5b, I11_2b (mm's layout test)
 # and B28b (view of a view leaf) fixed on branch gen.  Their generator paths stay (grep the
-# names) so that a flag can be set again should one come back.
+# names) so that a flag can be set again should one come back.  I11_2c (prod's create_graph
+# graph where an element is zero) and B38b (its second derivative) fixed on branch fid2: prod's
+# backward is torch's cumprod/flip formula.
 # Torch behaviour deliberately not tested: abs's second derivative is a tensor whose
 # tolist() raises "unallocated storage" in torch 2.13.
