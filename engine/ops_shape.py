@@ -49,6 +49,8 @@ def _reshaped(a, shape):
 
 @exposes(VIEW, RESHAPE_ALIAS, UNSAFE_VIEW, functions=("reshape",), methods=("reshape",))
 def reshape(a, *shape):
+    if not shape:
+        raise TypeError("reshape() needs a shape")  # (torch's parser words it: signatures.py)
     shape = shape_arg(shape)
     x, out = _reshaped(a, shape)
     if type(x) is not np.ndarray or x.flags.c_contiguous:
@@ -64,6 +66,8 @@ word("reshape", lambda g, shape: g.reshape(shape))(reshape)
 
 @exposes(VIEW, methods=("view",))
 def view(a, *shape):
+    if not shape:
+        raise TypeError("view() needs a shape")  # (torch's parser words it: signatures.py)
     shape = shape_arg(shape)
     x, out = _reshaped(a, shape)
     if out.size > 1 and type(x) is np.ndarray and not x.flags.c_contiguous \

@@ -13,9 +13,6 @@ KNOWN_BUGS: set[str] = {
     # ReshapeAlias vs View of a gradient): ours follows NumPy's strides, which differ for
     # size-1 dims and copies (seeds 250745, 250863 with the flag off: TBackward0 placement)
     "I11_2d_matmul_layout_graph",
-    # a bad keyword to a torch function: torch's "received an invalid combination of
-    # arguments" / "missing 1 required positional arguments", here Python's wording
-    "C11_bad_keywords",
     # min()/max() of a tensor holding 0. and -0. as its extreme: which one torch returns
     # depends on its (vectorised) kernel
     "C13_signed_zero_ties",
@@ -32,6 +29,7 @@ KNOWN_BUGS: set[str] = {
 # and B28b (view of a view leaf) fixed on branch gen.  Their generator paths stay (grep the
 # names) so that a flag can be set again should one come back.  I11_2c (prod's create_graph
 # graph where an element is zero) and B38b (its second derivative) fixed on branch fid2: prod's
-# backward is torch's cumprod/flip formula.
+# backward is torch's cumprod/flip formula.  C11_bad_keywords fixed on branch fid2: torch's
+# argument-parser messages from one signature table (engine/signatures.py).
 # Torch behaviour deliberately not tested: abs's second derivative is a tensor whose
 # tolist() raises "unallocated storage" in torch 2.13.
