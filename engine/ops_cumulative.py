@@ -21,7 +21,8 @@ op, exposes, word = family.op, family.exposes, family.word
 
 
 def _scanned(ufunc, x, dim: int, dtype):
-    """torch's CPU scan: integers and bools in int64, float32 accumulated in double."""
+    """torch's CPU scan: integers and bools in int64, float32 accumulated in double, a sum
+    from +0. and a product from 1."""
     out_dt = np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype
     if dtype is not None:
         out_dt = dtype.np
@@ -29,7 +30,10 @@ def _scanned(ufunc, x, dim: int, dtype):
     if x.ndim == 0:
         return np.array(x, dtype=out_dt)
     acc = np.float64 if out_dt.kind == "f" and out_dt.itemsize < 8 else out_dt
-    return ufunc.accumulate(x, axis=dim, dtype=acc).astype(out_dt, copy=False)
+    out = ufunc.accumulate(x, axis=dim, dtype=acc)
+    if ufunc is np.add and out_dt.kind == "f":
+        out += 0.0  # torch's running sum starts from +0.: a prefix of -0.s sums to +0.
+    return out.astype(out_dt, copy=False)
 
 
 def _recording(g) -> bool:
