@@ -26,8 +26,17 @@ KNOWN_BUGS: set[str] = {
     # keeps away from ties only from SIGNED_ZERO_VECTOR elements on (AVX2's smallest width);
     # relu's -0. (torch keeps it at any size) is generated again.
     "C13_signed_zero_ties",
-    # torch quirk: after stack (unbind) of an expanded gradient, the leaves' .grad alias one
-    # element, so a second backward adds into it twice (3 where 2 is right); not emulated
+    # torch's AccumulateGrad keeps the incoming gradient itself as a leaf's first .grad (no
+    # copy) when grad mode is off (no create_graph), nothing else holds that tensor object,
+    # and its strides obey the leaf's layout (equal strides on dims of size > 1, no 0 stride
+    # on a size-1 dim; trivially true for a 0-d leaf); a later backward adds into that .grad
+    # in place. So 0-d leaves stacked (or unsqueezed and concatenated) into a sum receive
+    # 0-d views of one expanded (stride-0) element: both .grad share it, and a second
+    # backward adds twice (torch prints 3. where 2. is right); a view of a gradient the
+    # program holds (x.view(3).backward(v)) makes x.grad share v's memory. Not emulated:
+    # it needs every backward rule to make torch's views (a stride-0 expand, 0-d selects)
+    # and torch's tensor reference counts: work on every backward for an aliasing quirk.
+    # The generator avoids a second backward only where 0-d leaves meet a stack/cat.
     "C16_aliased_grad_accumulation",
 }
 # Fixed by the lead and re-enabled: B1-B24, B26-B38 (B25 came back), issue 11's items 1-9, R1,
