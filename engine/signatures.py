@@ -202,6 +202,10 @@ def _parse_error(name: str, sig: Signature, args: tuple, kwargs: dict) -> str | 
                 varargs and position == 0 and not keyword and _fits("int", value)):
             where = f"'{param.name}'" if keyword else f"'{param.name}' (position {position + 1})"
             wrong = _wrong_element(param.kind, value)
+            if wrong and param.kind == "tuple of ints":  # ints first: read as a list of ints
+                return (f"{name}(): argument '{param.name}' failed to unpack the object at pos "
+                        f'{wrong + 1} with error "type must be tuple of ints,but got '
+                        f'{_type_name(value[wrong])}"')
             if wrong is not None and not keyword:
                 return (f"{name}(): argument {where} must be {param.kind}, but found element "
                         f"of type {_type_name(value[wrong])} at pos {wrong}")
@@ -323,6 +327,10 @@ def message(name: str, method: bool, args: tuple, kwargs: dict) -> str | None:
     if texts is None:
         return None
     sigs = [_parse(t) for t in texts]
+    for sig in sigs:  # ints, then something else: the parser stops at once, whatever follows
+        found = _parse_error(name, sig, args, kwargs)
+        if found is not None and "failed to unpack" in found:
+            return found
     if len(sigs) == 1:
         return _parse_error(name, sigs[0], args, kwargs)
     count = len(args) + len(kwargs)
