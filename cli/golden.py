@@ -145,7 +145,10 @@ def read_expected(program: Path) -> Expected | None:
 # --- running and comparing (inside a worker) -----------------------------------------
 
 def _error_line(error: TgError) -> str:
-    return f"{error.error_class}: {error.message}" if error.message else error.error_class
+    """`ErrorClass: message`, the message's first line only (as the reference keeps torch's:
+    a message may go on, e.g. torch's list of a function's signatures)."""
+    line = f"{error.error_class}: {error.message}" if error.message else error.error_class
+    return line.splitlines()[0] if line else line
 
 
 def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple[Expected, str]:

@@ -164,6 +164,11 @@ def array_dtype(v) -> np.dtype:
     return v.dtype if type(v) is np.ndarray or isinstance(v, np.generic) else v.array.dtype
 
 
+def array_of(v):
+    """The array of a tensor, or the array itself (rules see either)."""
+    return v if type(v) is np.ndarray or isinstance(v, np.generic) else v.array
+
+
 def is_tensor(value) -> bool:
     """A tensor (for modules that do not name the Tensor class: those it is made from)."""
     return hasattr(value, "_grad_fn") and hasattr(value, "array")

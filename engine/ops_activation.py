@@ -157,21 +157,34 @@ def _softmax_dim(dim, ndim, name):
     return dims(dim, ndim)[0]
 
 
-@exposes(SOFTMAX, functions=("softmax",), methods=("softmax",), nn=("softmax",))
-def softmax(a, dim=None, dtype=None):
+def _implicit_dim(forward):
+    """torch.nn.functional's form of torch.softmax/log_softmax: dim may be left out (torch
+    then warns and picks one), where torch.X and Tensor.X require it."""
+    def functional(input, dim=None, _stacklevel=3, dtype=None):
+        return forward(input, _softmax_dim(dim, input.array.ndim, forward.__name__), dtype)
+    functional.__name__ = functional.__qualname__ = forward.__name__
+    return functional
+
+
+@exposes(SOFTMAX, functions=("softmax",), methods=("softmax",))
+def softmax(a, dim, dtype=None):
     x = floating(a) if dtype is None else a.array.astype(dtype.np)
-    d = _softmax_dim(dim, x.ndim, "softmax")
+    d = dims(dim, x.ndim)[0]
     # torch's kernel works on a contiguous copy and returns a contiguous result
     return record(SOFTMAX, c_order(_softmax_array(x, d)), (a,), {"dim": d})
 
 
-@exposes(LOG_SOFTMAX, functions=("log_softmax",), methods=("log_softmax",), nn=("log_softmax",))
-def log_softmax(a, dim=None, dtype=None):
+@exposes(LOG_SOFTMAX, functions=("log_softmax",), methods=("log_softmax",))
+def log_softmax(a, dim, dtype=None):
     x = floating(a) if dtype is None else a.array.astype(dtype.np)
-    d = _softmax_dim(dim, x.ndim, "log_softmax")
+    d = dims(dim, x.ndim)[0]
     shifted = x - np.max(x, axis=d, keepdims=True)
     out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
     return record(LOG_SOFTMAX, c_order(out), (a,), {"dim": d})
+
+
+exposes(SOFTMAX, nn=("softmax",))(_implicit_dim(softmax))
+exposes(LOG_SOFTMAX, nn=("log_softmax",))(_implicit_dim(log_softmax))
 
 
 # === more activations ==============================================================================

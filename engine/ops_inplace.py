@@ -528,12 +528,15 @@ def _index_put(a, key, value, number):
             f"{type_word(value.array.dtype)} for the source.")
     try:
         a.storage()[key] = value if number else value.array
-    except (IndexError, ValueError) as exc:
+    except (IndexError, ValueError, TypeError) as exc:
         message = str(exc).replace("axis", "dimension")
-        if message.startswith("shape mismatch"):
+        # (NumPy words a mask's mismatch its own way: torch checks every index kind alike)
+        if message.startswith(("shape mismatch", "NumPy boolean array indexing assignment")):
             message = (f"shape mismatch: value tensor of shape {list(value.array.shape)} cannot "
                        "be broadcast to indexing result of shape "
                        f"{list(np.asarray(a.array)[key].shape)}")
+        elif isinstance(exc, TypeError):
+            raise
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(message) from None
     recorded_write(a, INDEX_PUT_INPLACE, (a, value), {"key": key})
     return a

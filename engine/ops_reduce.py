@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from .graph import NUMBERS, record
-from .operands import (NotAnOperand, binary, c_order, dims, finish, floating, reduce_dims,
-                       type_word)
+from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims, finish,
+                       floating, reduce_dims, type_word)
 from .printing import format_return_type
 from .registry import Check, Family, any_, away_from_zero
 
@@ -109,73 +109,39 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
 # === prod =======================================================================================
 
 def _prod_vjp(F, g, out, a, dims_, keepdim):
-    """torch's prod_backward: g·(prod/a) when no element is zero; else the product of all
-    the other elements, computed exactly (see PROD_OTHERS)."""
+    """torch's prod_backward: g·(prod/a) when no element of the input is zero; else the
+    product of all the other elements by exclusive running products from both ends
+    (_prod_others), which stays differentiable; for the whole product, over the input
+    made contiguous and flat. A plain backward of a whole product with two zeros or more
+    takes torch's shortcut: every gradient is 0."""
     if a.ndim == 0:
         return g
     if dims_ is not None and not keepdim:
         g, out = F.unsqueeze(g, dims_[0]), F.unsqueeze(out, dims_[0])
-    zeros = np.count_nonzero(_array_of(a) == 0)
+    zeros = np.count_nonzero(array_of(a) == 0)
     if not zeros:
         return g * (out / a)
-    if dims_ is None and zeros > 1 and not hasattr(g, "_grad_fn"):
-        return np.zeros_like(a)  # torch's shortcut in a plain backward: every gradient is 0
-    return g * _prod_others(F, a, dims_)
+    if dims_ is not None:
+        return _prod_others(F, g, a, dims_[0])
+    if zeros > 1 and not hasattr(g, "_grad_fn"):
+        return np.zeros_like(a)
+    flat = F.reshape(F.contiguous(a), (-1,))
+    return F.reshape(_prod_others(F, g, flat, 0), tuple(a.shape))
 
 
-def _array_of(v):
-    return v if type(v) is np.ndarray or isinstance(v, np.generic) else v.array
+def _prod_others(F, g, a, dim):
+    """g times, for each element, the product of the others along dim: the running product
+    of the elements before it times that of the elements after it (both exclusive), each
+    a cumprod of the input shifted by one behind a row of ones; exact where some are zero."""
+    n = a.shape[dim]
+    if n == 1:  # no other element: g itself, which depends on no input
+        return g
+    ones = F.ones(tuple(1 if d == dim else s for d, s in enumerate(a.shape)), array_dtype(g))
+    before = F.cumprod(F.cat([ones, F.slice(a, dim, 0, n - 1)], dim), dim)
+    after = F.cumprod(F.cat([ones, F.flip(F.slice(a, dim, 1, n), (dim,))], dim), dim)
+    return g * (before * F.flip(after, (dim,)))
 
 
-def _others_array(a, dims_):
-    """Product of all other elements along the reduced dims (exact where some are zero)."""
-    axes = tuple(range(a.ndim)) if dims_ is None else dims_
-    moved = np.moveaxis(a, axes, tuple(range(-len(axes), 0)))
-    flat = moved.reshape(moved.shape[:moved.ndim - len(axes)] + (-1,))
-    n = flat.shape[-1]
-    left = np.concatenate([np.ones(flat.shape[:-1] + (1,), a.dtype),
-                           np.cumprod(flat, axis=-1)[..., :-1]], axis=-1)
-    right = np.concatenate([np.cumprod(flat[..., ::-1], axis=-1)[..., :-1][..., ::-1],
-                            np.ones(flat.shape[:-1] + (1,), a.dtype)], axis=-1)
-    others = (left * right).reshape(moved.shape) if n else flat.reshape(moved.shape)
-    return np.moveaxis(others, tuple(range(-len(axes), 0)), axes)
-
-
-def _prod_others(F, a, dims_):
-    if type(a) is np.ndarray or isinstance(a, np.generic):
-        return _others_array(np.asarray(a), dims_)
-    return record(PROD_OTHERS, _others_array(a.array, dims_), (a,), {"dims": dims_})
-
-
-def _prod_others_vjp(F, g, out, a, dims):
-    """Second derivative of prod where an element is zero: d/da_j of Σ_i g_i·Π_{k≠i} a_k.
-    Not differentiable again (torch's cumprod-based formula would be)."""
-    arr, garr = _array_of(a), _array_of(g)
-    if not (type(g) is np.ndarray or isinstance(g, np.generic)) and (
-            g.requires_grad or a.requires_grad):
-        raise RuntimeError("autodiff does not support derivatives of prod() beyond the second "
-                           "where an element is zero")
-    axes = tuple(range(arr.ndim)) if dims is None else dims
-    ends = tuple(range(-len(axes), 0))
-    moved = np.moveaxis(arr, axes, ends)
-    lead = moved.shape[:moved.ndim - len(axes)]
-    rows = moved.reshape((-1, int(np.prod(moved.shape[len(lead):], dtype=np.int64))))
-    grows = np.moveaxis(np.broadcast_to(garr, arr.shape), axes, ends).reshape(rows.shape)
-    result = np.zeros_like(rows)
-    for j in range(rows.shape[1]):
-        others_wo_j = rows.copy()
-        others_wo_j[:, j] = 1
-        others = _others_array(others_wo_j, (1,))
-        others[:, j] = 0
-        result[:, j] = np.sum(grows * others, axis=1)
-    result = np.moveaxis(result.reshape(moved.shape), ends, axes)
-    return result if type(a) is np.ndarray else type(a)._wrap(result)
-
-
-PROD_OTHERS = op("ProdBackwardBackward0", _prod_others_vjp, saves="i",
-                 explain="the product of all the other elements",
-                 formulas=("∂(Π_{k≠i} a_k)/∂a_j",),
-                 check=Check(lambda a: (a * 0).prod() + a.prod(), (away_from_zero(3),)))
 PROD_ALL = op("ProdBackward0", lambda F, g, out, a: _prod_vjp(F, g, out, a, None, False),
               saves="io", explain="a product of all elements: each gets g times the others",
               formulas=("∂(Πa)/∂aᵢ = Π_{k≠i} a_k",),
@@ -194,6 +160,10 @@ def prod(a, dim=None, keepdim=False, dtype=None, axis=None):
     chosen = reduce_dims(dim, x.ndim)
     out = c_order(np.prod(x, axis=chosen, keepdims=keepdim, dtype=out_dt))
     return record(PROD_DIM, out, (a,), {"dims_": chosen, "keepdim": keepdim})
+
+
+word("prod_keepdim", lambda g, dim: np.prod(g, axis=dim, keepdims=True))(
+    lambda g, dim: prod(g, dim, True))
 
 
 # === norm =======================================================================================

@@ -15,6 +15,7 @@ import numpy as np
 
 from .graph import record, record_outputs
 from .operands import array_dtype, dims, result_dtype, shape_arg, type_word
+from .operands import dims as _dims
 from .registry import Check, Family, any_
 from .session import check_allocation
 
@@ -48,6 +49,8 @@ def _reshaped(a, shape):
 
 @exposes(VIEW, RESHAPE_ALIAS, UNSAFE_VIEW, functions=("reshape",), methods=("reshape",))
 def reshape(a, *shape):
+    if not shape:
+        raise TypeError("reshape() needs a shape")  # (torch's parser words it: signatures.py)
     shape = shape_arg(shape)
     x, out = _reshaped(a, shape)
     if type(x) is not np.ndarray or x.flags.c_contiguous:
@@ -63,6 +66,8 @@ word("reshape", lambda g, shape: g.reshape(shape))(reshape)
 
 @exposes(VIEW, methods=("view",))
 def view(a, *shape):
+    if not shape:
+        raise TypeError("view() needs a shape")  # (torch's parser words it: signatures.py)
     shape = shape_arg(shape)
     x, out = _reshaped(a, shape)
     if out.size > 1 and type(x) is np.ndarray and not x.flags.c_contiguous \
@@ -92,6 +97,7 @@ def clone(a):
     return record(CLONE, np.array(a.array, order="K", copy=True), (a,))  # strides kept
 
 
+@word("contiguous", lambda g: g)
 @exposes(CLONE, methods=("contiguous",))
 def contiguous(a):
     x = a.array
@@ -349,6 +355,7 @@ def _check_join_shapes(tensors, d, stacked):
                     f"but got size {n} for tensor number {number} in the list.")
 
 
+@word("cat", lambda arrays, dim: np.concatenate(arrays, axis=dim))
 @exposes(CAT, functions=("cat", "concat", "concatenate"))
 def cat(tensors, dim=0):
     return _join(CAT, tensors, dim, False)
@@ -358,6 +365,30 @@ def cat(tensors, dim=0):
 @exposes(STACK, functions=("stack",))
 def stack(tensors, dim=0):
     return _join(STACK, tensors, dim, True)
+
+
+FLIP = op("FlipBackward0", lambda F, g, out, a, dims: F.flip(g, dims),
+          explain="a flip reverses the order along dims: g is flipped back",
+          formulas=("g flipped back",), check=Check(lambda a: a.flip(1), (any_(2, 3),)))
+
+
+@word("flip", lambda g, dims_: np.flip(g, dims_) if dims_ else g)
+@exposes(FLIP, functions=("flip",), methods=("flip",))
+def flip(a, *dims_, dims=None):
+    """`torch.flip(x, dims)`, `x.flip(dims)` and `x.flip(0, 1)`: a copy, not a view."""
+    if dims is not None:
+        dims_ = (dims,)
+    x = a.array
+    chosen = _dims(shape_arg(dims_), x.ndim)  # (a 0-d tensor takes dim 0 or -1)
+    if not x.ndim:
+        chosen = ()
+    seen = set()
+    for d in chosen:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    out = np.flip(x, chosen).copy() if chosen else x.copy()
+    return record(FLIP, out, (a,), {"dims": chosen})
 
 
 # === dtype conversion ============================================================================

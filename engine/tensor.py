@@ -13,15 +13,17 @@ import weakref
 import numpy as np
 
 from . import autograd, devices, dtypes, graph
-from . import (hooks, ops_activation, ops_arith, ops_division, ops_einsum, ops_index, ops_inplace,
-               ops_linalg, ops_losses, ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
+from . import (hooks, ops_activation, ops_arith, ops_cumulative, ops_division, ops_einsum,
+               ops_index, ops_inplace, ops_linalg, ops_losses, ops_math, ops_nn, ops_random,
+               ops_reduce, ops_shape)
 from .operands import check_sizes, infer_array, sum_to, type_word
 from .session import check_allocation
 from .printing import format_size, format_spec, format_tensor
 from .registry import FAMILIES, Rules
 
-FAMILY_MODULES = (ops_arith, ops_division, ops_math, ops_reduce, ops_shape, ops_index, ops_linalg, ops_einsum,
-                  ops_activation, ops_nn, ops_losses, ops_inplace, ops_random, hooks)
+FAMILY_MODULES = (ops_arith, ops_division, ops_math, ops_reduce, ops_cumulative, ops_shape,
+                  ops_index, ops_linalg, ops_einsum, ops_activation, ops_nn, ops_losses,
+                  ops_inplace, ops_random, hooks)
 
 
 _INT64 = 1 << 63
@@ -529,8 +531,9 @@ def _first_grad(g):
                         (Tensor._wrap(np.zeros_like(g.array)), g))
 
 
-ARRAY_RULES = Rules(0, gradient=_as_array, sum_to=sum_to, zeros=np.zeros)
+ARRAY_RULES = Rules(0, gradient=_as_array, sum_to=sum_to, zeros=np.zeros, ones=np.ones)
 TENSOR_RULES = Rules(1, gradient=_as_tensor, sum_to=_sum_to_tensor, zeros=_zeros_tensor,
+                     ones=lambda shape, dtype: Tensor._wrap(np.ones(shape, dtype=dtype)),
                      result_of=lambda node, out: Tensor._wrap(out, grad_fn=node),
                      first_grad=_first_grad)
 RULES = (ARRAY_RULES, TENSOR_RULES)

@@ -334,37 +334,84 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
         return guarded(node, cx, unpacking_call(node, func, cx))
     args = [compile_expr(a, cx) for a in node.args]
     kwargs = [(k.arg, compile_expr(k.value, cx)) for k in node.keywords]
+    refused = _refused_call(node, cx)  # (only a call that raised runs it: no cost otherwise)
     # fixed-arity forms keep Python-to-Python calls cheap (and off the C stack)
     if not kwargs and len(args) == 0:
         def call(L: dict) -> Any:
             f = func(L)
-            return f()
+            try:
+                return f()
+            except Exception as exc:
+                refused(exc, f, L, (), {})
+                raise
     elif not kwargs and len(args) == 1:
         a0, = args
 
         def call(L: dict) -> Any:
             f = func(L)
             x = a0(L)
-            return f(x)
+            try:
+                return f(x)
+            except Exception as exc:
+                refused(exc, f, L, (x,), {})
+                raise
     elif not kwargs and len(args) == 2:
         a0, a1 = args
 
         def call(L: dict) -> Any:
             f = func(L)
             x = a0(L)
-            return f(x, a1(L))
+            y = a1(L)
+            try:
+                return f(x, y)
+            except Exception as exc:
+                refused(exc, f, L, (x, y), {})
+                raise
     elif kwargs and _torch_keywords(kwargs):  # `axis=`, `keepdims=`, `out=`
         from autodiff.engine import torch_keywords  # noqa: PLC0415
 
         def call(L: dict) -> Any:
             f = func(L)
-            return torch_keywords.call(f, [a(L) for a in args], {k: v(L) for k, v in kwargs})
+            pos, kw = [a(L) for a in args], {k: v(L) for k, v in kwargs}
+            try:
+                return torch_keywords.call(f, pos, kw)
+            except Exception as exc:
+                refused(exc, f, L, tuple(pos), kw)
+                raise
     else:
         def call(L: dict) -> Any:
             f = func(L)
-            return f(*[a(L) for a in args], **{k: v(L) for k, v in kwargs})
+            pos, kw = [a(L) for a in args], {k: v(L) for k, v in kwargs}
+            try:
+                return f(*pos, **kw)
+            except Exception as exc:
+                refused(exc, f, L, tuple(pos), kw)
+                raise
 
     return guarded(node, cx, call)
+
+
+def _refused_call(node: ast.Call, cx: Context) -> Callable:
+    """A check for a call that raised: `torch.name(...)` or `tensor.name(...)` whose
+    arguments torch's parser refuses raises torch's TypeError (engine/signatures.py) in
+    place of the engine's error; any other error is left to propagate."""
+    name = node.func.attr if type(node.func) is ast.Attribute else None
+    owner = compile_expr(node.func.value, cx) if name and type(node.func.value) is ast.Name \
+        else None
+
+    def refused(exc: Exception, f, L: dict, pos: tuple, kw: dict) -> None:
+        if name is None or isinstance(exc, TgError):
+            return
+        from autodiff.engine.signatures import call_error  # noqa: PLC0415 - an error path
+
+        try:
+            namespace = owner(L) if owner is not None else None
+        except Exception:  # noqa: BLE001 - the name is read again only to word the error
+            namespace = None
+        error = call_error(exc, f, name, namespace, pos, kw)
+        if error is not exc:
+            raise error from None
+    return refused
 
 
 def _torch_keywords(kwargs: list) -> bool:

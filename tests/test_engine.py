@@ -160,6 +160,36 @@ def test_third_order_through_max_min_along_a_dim(kind):
     assert check_second_order(second, [_any((2, 3))(rng)]).ok()
 
 
+ZEROS = [np.array([[1.5, 0.0, -2.0], [0.5, 3.0, 0.0]]),  # one zero per row
+         np.array([[0.0, 0.0, -2.0], [0.5, 3.0, 1.25]]),  # two in a row
+         np.array([[-1.0, 2.0, 0.0], [0.0, 0.0, 0.0]])]  # a row of zeros
+
+
+@pytest.mark.parametrize("values", ZEROS, ids=["one", "two", "row"])
+@pytest.mark.parametrize("reduce", [lambda a: a.prod(), lambda a: a.prod(1),
+                                    lambda a: a.prod(0, keepdim=True), lambda a: a.t().prod(),
+                                    lambda a: a.cumprod(1), lambda a: a.cumprod(0)],
+                         ids=["prod", "prod(1)", "prod(0, keepdim)", "t().prod", "cumprod(1)",
+                              "cumprod(0)"])
+def test_third_order_where_an_element_is_zero(values, reduce):
+    """prod's and cumprod's rules where an input is zero (torch's running-product formulas)
+    against central differences up to the third derivative, where the rules meet
+    inputs without zeros as well."""
+    from autodiff.engine.api import autograd
+
+    assert check_gradients(reduce, [values]).ok()
+
+    def first(a):
+        g, = autograd.grad((reduce(a) ** 2).sum(), a, create_graph=True)
+        return g
+
+    def second(a):
+        gg, = autograd.grad((first(a) ** 2).sum(), a, create_graph=True)
+        return gg
+    assert check_second_order(first, [values]).ok()
+    assert check_second_order(second, [values]).ok()
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_broadcast_binary_gradients(data):

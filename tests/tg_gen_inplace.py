@@ -116,9 +116,12 @@ def _written_value(b: Builder, slot: tuple, grad_leaves: list[Var],
 
 def _write(b: Builder, target: Var, grad_leaves: list[Var], needs_grad: bool = False) -> bool:
     """One write through an index into `target` (its shadow value updated); False if none fits."""
-    kind = b.r.choice(INDEX_KINDS)
-    key = index_key(b, target, kind)
-    if key is None:
+    for _ in range(2):  # a kind the target's dims do not allow (int_int on 1-d) draws again
+        kind = b.r.choice(INDEX_KINDS)
+        key = index_key(b, target, kind)
+        if key is not None:
+            break
+    else:
         return False
     text, np_key = key
     value = target.value.copy()

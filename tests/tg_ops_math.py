@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from tg_known_bugs import KNOWN_BUGS
+from tg_known_bugs import KNOWN_BUGS, SIGNED_ZERO_VECTOR
 from tg_values import Var, _apply, _broadcasts, _fmt, _gap, _max_gap_along, _softmax
 
 
@@ -92,8 +92,6 @@ class MathOps:
             return None
         if op in ("abs", "relu") and kink < 0.05 and not self.edges:
             return None
-        if op == "relu" and "C13_signed_zero_ties" in KNOWN_BUGS and _negative_zero(x).any():
-            return None
         if op in ("tanh", "sigmoid") and np.abs(x).max(initial=0) > (2 if op == "tanh" else 3):
             return None  # saturated: 1 - tanh(x)**2 would be float32 rounding noise
         forms = {
@@ -133,7 +131,8 @@ class MathOps:
             if op in ("max", "min") and _gap(x) < 2e-3 and not self.edges:
                 return None  # ties split the gradient evenly: exact only with dyadic values
             if op in ("max", "min") and "C13_signed_zero_ties" in KNOWN_BUGS and \
-                    _negative_zero(x).any() and (x == 0).sum() > _negative_zero(x).sum():
+                    x.size >= SIGNED_ZERO_VECTOR and _negative_zero(x).any() and \
+                    (x == 0).sum() > _negative_zero(x).sum():
                 return None
             if op == "norm" and np.sqrt((x * x).sum()) < 0.1:
                 return None
@@ -223,7 +222,8 @@ class MathOps:
         if op in ("maximum", "minimum"):
             if np.abs(x - b.value).min(initial=1) < 0.02 and not self.edges:
                 return None  # a tie splits the gradient in half: exact only with dyadic values
-            if "C13_signed_zero_ties" in KNOWN_BUGS and np.any(
+            if "C13_signed_zero_ties" in KNOWN_BUGS and \
+                    np.broadcast(x, b.value).size >= SIGNED_ZERO_VECTOR and np.any(
                     (x == 0) & (b.value == 0) & (_negative_zero(x) != _negative_zero(b.value))):
                 return None
             value = (np.maximum if op == "maximum" else np.minimum)(x, b.value)

@@ -76,8 +76,10 @@ def _show_meta(b: Builder, vars_: list[Var]) -> None:
 
 def _backward(b: Builder, out: Var, retain_some: list[Var]) -> None:
     """out.backward in one of its forms (maybe twice, with retain_graph)."""
+    # (aliased .grad needs two 0-d leaves fed into one stack/cat: see C16 in tg_known_bugs)
     twice = b.chance(6) and not ("C16_aliased_grad_accumulation" in KNOWN_BUGS and
-                                 any("stack" in v.history for v in b.vars))
+                                 any(v.leaf and v.rg and v.ndim == 0 for v in b.vars) and
+                                 any({"stack", "cat"} & v.history for v in b.vars))
     retain = ", retain_graph=True" if twice else ""
     used = [v.name for v in b.vars if v.leaf and v.rg and v.name in out.deps]
     if used and b.chance(4):
