@@ -52,7 +52,7 @@ def _function(name: str, forward):
 
 
 _TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum",
-                               "remainder", "is_tensor"})
+                               "remainder", "is_tensor", "hstack", "vstack"})
 
 
 def _collect(attribute: str) -> dict:
