@@ -7,21 +7,15 @@ import numpy as np
 
 from . import devices, dtypes, ranges
 from .operands import NUMPY_DATA, check_sizes, infer_array, shape_arg
-from .session import check_allocation, check_fill_value, current
+from .ops_new import new_leaf
+from .session import check_allocation, check_fill_value
 from .tensor import Tensor
 
 
 def finish_creation(array, dtype, requires_grad) -> Tensor:
     if dtype is not None:
         array = array.astype(dtype.np)
-    if requires_grad and array.dtype.kind != "f":
-        raise RuntimeError(
-            "Only Tensors of floating point and complex dtype can require gradients")
-    t = Tensor._wrap(array, requires_grad=requires_grad)
-    created = current().observers.created
-    if created is not None:
-        created(t)  # (`autodiff check` perturbs leaves by creation index)
-    return t
+    return new_leaf(Tensor, array, requires_grad)
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:

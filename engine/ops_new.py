@@ -1,31 +1,50 @@
-"""Tensor.new_zeros, new_ones, new_full, new_tensor: a new tensor with this tensor's dtype
-(unless told otherwise), sharing nothing with it and outside its graph."""
+"""New tensors made by a tensor method (Tensor.new_zeros, new_ones, new_full, new_tensor: this
+tensor's dtype unless told otherwise, sharing nothing with it, outside its graph), and the
+making of every new leaf, which creation.py's functions share."""
 
 from __future__ import annotations
 
-from .operands import shape_arg
+import numpy as np
+
+from . import devices
+from .operands import check_sizes, infer_array, shape_arg
 from .registry import Family
+from .session import check_allocation, check_fill_value, current
 
 family = Family("New tensors")
 exposes = family.exposes
 
 
-def _creation():
-    from . import creation  # noqa: PLC0415 - creation builds on the Tensor class this feeds
+def new_leaf(cls, array, requires_grad):
+    """A new leaf tensor over `array` (torch's refusal of grad on non-floating dtypes)."""
+    if requires_grad and array.dtype.kind != "f":
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients")
+    t = cls._wrap(array, requires_grad=requires_grad)
+    created = current().observers.created
+    if created is not None:
+        created(t)  # (`autodiff check` perturbs leaves by creation index)
+    return t
 
-    return creation
+
+def _filled(a, size, value, dtype, requires_grad, device):
+    devices.check(device)
+    dt = (dtype or a.dtype).np
+    shape = shape_arg(size)
+    check_sizes(shape)
+    check_allocation(shape, dt)
+    check_fill_value(value, dt)
+    return new_leaf(type(a), np.full(shape, value, dtype=dt), requires_grad)
 
 
 @exposes(methods=("new_zeros",))
 def new_zeros(a, *size, dtype=None, requires_grad=False, device=None):
-    return _creation().zeros(*size, dtype=dtype or a.dtype, requires_grad=requires_grad,
-                             device=device)
+    return _filled(a, size, 0, dtype, requires_grad, device)
 
 
 @exposes(methods=("new_ones",))
 def new_ones(a, *size, dtype=None, requires_grad=False, device=None):
-    return _creation().ones(*size, dtype=dtype or a.dtype, requires_grad=requires_grad,
-                            device=device)
+    return _filled(a, size, 1, dtype, requires_grad, device)
 
 
 @exposes(methods=("new_full",))
@@ -33,11 +52,12 @@ def new_full(a, size, fill_value, dtype=None, requires_grad=False, device=None):
     if not isinstance(size, (tuple, list)):
         raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    return _creation().full(shape_arg((size,)), fill_value, dtype=dtype or a.dtype,
-                            requires_grad=requires_grad, device=device)
+    return _filled(a, (size,), fill_value, dtype, requires_grad, device)
 
 
 @exposes(methods=("new_tensor",))
 def new_tensor(a, data, dtype=None, requires_grad=False, device=None):
-    return _creation().tensor(data, dtype=dtype or a.dtype, requires_grad=requires_grad,
-                              device=device)
+    devices.check(device)
+    dt = dtype or a.dtype
+    array = infer_array(data, floats=dt.is_floating_point).astype(dt.np)
+    return new_leaf(type(a), array, requires_grad)
