@@ -260,11 +260,22 @@ def _at_least(t, ndim):
 
 
 def _stacked(name, tensors, ndim):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {_type_name(tensors)}")
+    for i, t in enumerate(tensors):
+        if not hasattr(t, "_grad_fn"):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{_type_name(t)}")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     parts = [_at_least(t, ndim) for t in tensors]
     return cat(parts, 0 if name == "vstack" or parts[0].array.ndim == 1 else 1)
+
+
+def _type_name(value) -> str:
+    return "Tensor" if hasattr(value, "_grad_fn") else type(value).__name__
 
 
 @exposes(functions=("hstack",))
