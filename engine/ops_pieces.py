@@ -24,11 +24,6 @@ family = Family("Pieces, repeats and triangles")
 op, exposes, word = family.op, family.exposes, family.word
 
 
-@word("cat", lambda arrays, dim: np.concatenate(arrays, axis=dim))
-def _cat_word(tensors, dim):
-    return cat(tensors, dim)
-
-
 # === split and chunk =============================================================================
 
 def _split_vjp(F, grads, out, a, dim, sizes):

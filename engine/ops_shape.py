@@ -349,6 +349,7 @@ def _check_join_shapes(tensors, d, stacked):
                     f"but got size {n} for tensor number {number} in the list.")
 
 
+@word("cat", lambda arrays, dim: np.concatenate(arrays, axis=dim))
 @exposes(CAT, functions=("cat", "concat", "concatenate"))
 def cat(tensors, dim=0):
     return _join(CAT, tensors, dim, False)
