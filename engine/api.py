@@ -52,7 +52,7 @@ def _function(name: str, forward):
 
 
 _TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum",
-                               "remainder"})
+                               "remainder", "is_tensor", "hstack", "vstack"})
 
 
 def _collect(attribute: str) -> dict:
@@ -120,7 +120,9 @@ torch = make_namespace("torch", {
     "ones_like": creation.ones_like, "zeros_like": creation.zeros_like,
     "empty_like": creation.empty_like, "full": creation.full, "eye": creation.eye,
     "arange": creation.arange, "linspace": creation.linspace, "empty": creation.empty,
-    "from_numpy": creation.from_numpy,
+    "from_numpy": creation.from_numpy, "full_like": creation.full_like,
+    "as_tensor": creation.as_tensor, "get_default_dtype": creation.get_default_dtype,
+    "logspace": creation.logspace,
     **{f.__name__: f for f in (random_creation.rand, random_creation.randn,
                                random_creation.randint, random_creation.randperm,
                                random_creation.normal, random_creation.rand_like,

@@ -7,21 +7,15 @@ import numpy as np
 
 from . import devices, dtypes, ranges
 from .operands import NUMPY_DATA, check_sizes, infer_array, shape_arg
-from .session import check_allocation, check_fill_value, current
+from .ops_new import new_leaf
+from .session import check_allocation, check_fill_value
 from .tensor import Tensor
 
 
 def finish_creation(array, dtype, requires_grad) -> Tensor:
     if dtype is not None:
         array = array.astype(dtype.np)
-    if requires_grad and array.dtype.kind != "f":
-        raise RuntimeError(
-            "Only Tensors of floating point and complex dtype can require gradients")
-    t = Tensor._wrap(array, requires_grad=requires_grad)
-    created = current().observers.created
-    if created is not None:
-        created(t)  # (`autodiff check` perturbs leaves by creation index)
-    return t
+    return new_leaf(Tensor, array, requires_grad)
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
@@ -129,3 +123,47 @@ def linspace(start, end, steps, dtype=None, requires_grad=False, device=None) ->
         array = np.where(index < half, ranges.fma64(step, index, start),
                          ranges.fma64(-step, steps - 1 - index, end)).astype(dt.np)
     return finish_creation(array, None, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False, device=None) -> Tensor:
+    devices.check(device)
+    return _filled(fill_value, t.array.shape, dtype or t.dtype, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """The data as a tensor without a copy where torch makes none: a tensor of that dtype is
+    returned itself, a NumPy array of that dtype shared, anything else copied."""
+    devices.check(device)
+    if type(data) is Tensor:
+        return data if dtype is None or dtype.np == data.array.dtype else data.to(dtype)
+    if type(data).__module__ == NUMPY_DATA:
+        shared = from_numpy(data)
+        return shared if dtype is None or dtype.np == shared.array.dtype else shared.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+def get_default_dtype():
+    return dtypes.DEFAULT_FLOAT
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False,
+             device=None) -> Tensor:
+    """base ** linspace(start, end, steps), each exponent taken from the nearer end as torch's
+    kernel takes it, the power in double precision."""
+    devices.check(device)
+    dt = dtype or dtypes.DEFAULT_FLOAT
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    check_allocation((steps,), dt.np)
+    scalar = dt.np.type if dt.np.kind == "f" else np.float64  # the kernel's scalar type
+    first, last = float(scalar(start)), float(scalar(end))
+    if steps == 1:
+        exponents = np.array([first])
+    else:
+        step = float(scalar(last - first)) / (steps - 1)
+        index = np.arange(steps, dtype=np.float64)
+        exponents = np.where(index < steps // 2, first + step * index,
+                             last - step * (steps - 1 - index))
+    with np.errstate(over="ignore"):
+        array = np.power(float(base), exponents)
+    return finish_creation(array.astype(dt.np), None, requires_grad)

@@ -264,7 +264,11 @@ def _where_arrays(condition, a, b):
 
 @word("where", _where_arrays)
 @exposes(WHERE, functions=("where",))
-def where(condition, a, b):
+def where(condition, a=None, b=None):
+    if a is None and b is None:  # torch.where(condition): the indices where it holds
+        from .ops_logical import nonzero  # noqa: PLC0415 - ops_logical builds on this module
+
+        return nonzero(condition, as_tuple=True)
     cond = _condition(condition)
     tensor = a if type(a) not in NUMBERS else b
     if type(tensor) in NUMBERS:

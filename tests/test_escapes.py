@@ -145,6 +145,15 @@ CLASS_FUNCTIONS = ["torch.Tensor.add(f, 1)", "torch.Tensor.backward(print)",
                    "torch.Tensor.zero_([1.0])", "torch.Size.numel(f)", "torch.Tensor.sum()",
                    "torch.Tensor.retain_grad(y.grad_fn)", "torch.Tensor.item(t.dtype)"]
 
+# results of other kinds: named pairs (sort, topk), tuples of pieces and indices, new tensors
+# made from data or like another
+RESULTS = ["t.sort().__class__", "t.sort().kind", "t.topk(1).tg_type_name", "t.topk(1)._make",
+           "t.split(1)[0].__class__", "t.split(1).__class__.__mro__",
+           "torch.nonzero(t, as_tuple=True).__class__", "torch.where(t > 0)[0].array",
+           "torch.as_tensor(t).__class__", "t.new_tensor([1]).__dict__", "torch.full_like(t, print)",
+           "torch.is_tensor(t.__class__)", "t.std.__func__", "torch.logspace.__globals__",
+           "t.new_zeros.__self__", "t.chunk(2)[0]._base"]
+
 V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in COMPREHENSIONS]
                + [("dict-set", e) for e in DICTS_AND_SETS] + [("call", e) for e in CALLS]
                + [("try", e) for e in TRY_EXCEPT] + [("raise", e) for e in RAISES]
@@ -155,7 +164,7 @@ ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FO
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
-            + [("nn", e) for e in NN] + V2_ATTEMPTS)
+            + [("nn", e) for e in NN] + [("result", e) for e in RESULTS] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
 
