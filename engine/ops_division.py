@@ -32,10 +32,12 @@ def _trunc_quotient(x, y):
 
 
 def _remainder(x, y):
-    m = np.fmod(x, y)
-    if m.dtype.kind != "f":
-        return np.remainder(x, y)
-    return np.where((m != 0) & ((np.asarray(y) < 0) != (m < 0)), m + y, m)
+    """NumPy's mod but for a zero result, which keeps the dividend's sign as fmod's does."""
+    r = np.asarray(np.remainder(x, y))
+    # (only a negative dividend can leave a -0.: most data skips the masked pass)
+    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size and np.signbit(x).any():
+        np.copysign(r, x, out=r, where=r == 0)
+    return r
 
 
 def _refuse_zero_divisor(y, dt) -> None:
