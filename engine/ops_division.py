@@ -155,28 +155,23 @@ fmod = exposes(FMOD_SCALAR, FMOD, functions=("fmod",), methods=("fmod",))(
     _recorded(FMOD_SCALAR, FMOD, np.fmod))
 
 
-@exposes(NOT_IMPLEMENTED, methods=("__rmod__",))
-def rmod(a, number):
-    try:
-        x, y, dt = _operands(a, number, reflected=True)
-    except NotAnOperand:
-        return NotImplemented
-    return _not_implemented("remainder", number, a, finish(_remainder(x, y), dt))
+def _without_derivative(aten: str, compute, reflected: bool):
+    """The forward of an op torch records as NotImplemented (`reflected`: `number op t`)."""
+    def forward(a, b):
+        try:
+            x, y, dt = _operands(a, b, reflected)
+        except NotAnOperand:
+            return NotImplemented
+        first, second = (b, a) if reflected else (a, b)
+        return _not_implemented(aten, first, second, finish(compute(x, y), dt))
+    forward.__name__ = forward.__qualname__ = aten
+    return forward
 
 
-@exposes(NOT_IMPLEMENTED, functions=("floor_divide",), methods=("floor_divide", "__floordiv__"))
-def floor_divide(a, b):
-    try:
-        x, y, dt = _operands(a, b)
-    except NotAnOperand:
-        return NotImplemented
-    return _not_implemented("floor_divide", a, b, finish(_floor_quotient(x, y), dt))
-
-
-@exposes(NOT_IMPLEMENTED, methods=("__rfloordiv__",))
-def rfloordiv(a, number):
-    try:
-        x, y, dt = _operands(a, number, reflected=True)
-    except NotAnOperand:
-        return NotImplemented
-    return _not_implemented("floor_divide", number, a, finish(_floor_quotient(x, y), dt))
+rmod = exposes(NOT_IMPLEMENTED, methods=("__rmod__",))(
+    _without_derivative("remainder", _remainder, reflected=True))
+floor_divide = exposes(NOT_IMPLEMENTED, functions=("floor_divide",),
+                       methods=("floor_divide", "__floordiv__"))(
+    _without_derivative("floor_divide", _floor_quotient, reflected=False))
+rfloordiv = exposes(NOT_IMPLEMENTED, methods=("__rfloordiv__",))(
+    _without_derivative("floor_divide", _floor_quotient, reflected=True))
