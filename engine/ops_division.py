@@ -120,8 +120,9 @@ NOT_IMPLEMENTED = op("NotImplemented", _not_differentiable, variadic=True, engin
                      check=Check(lambda a: (a // 2) * 0 + a, (any_(3),)))
 
 
-def _not_implemented(aten: str, a, b, out):
-    """torch's NotImplemented node over the tensors among a, b that require grad."""
+def record_not_implemented(aten: str, a, b, out):
+    """torch's NotImplemented node over the tensors among a, b (b may be None) that require
+    grad: the result of an op torch has no derivative for."""
     cls = type(a) if type(a) not in NUMBERS else type(b)
     needing = tuple(t for t in (a, b) if type(t) is cls and t.requires_grad)
     if not needing:
@@ -163,7 +164,7 @@ def _without_derivative(aten: str, compute, reflected: bool):
         except NotAnOperand:
             return NotImplemented
         first, second = (b, a) if reflected else (a, b)
-        return _not_implemented(aten, first, second, finish(compute(x, y), dt))
+        return record_not_implemented(aten, first, second, finish(compute(x, y), dt))
     forward.__name__ = forward.__qualname__ = aten
     return forward
 

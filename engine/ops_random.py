@@ -18,6 +18,7 @@ from . import random_args as parse
 from .graph import record
 from .operands import check_broadcast, is_tensor
 from .ops_arith import mul
+from .ops_division import record_not_implemented
 from .ops_inplace import check_inplace, recorded_write
 from .ops_inplace import inplace as write_in_place
 from .ops_shape import expand
@@ -219,7 +220,8 @@ def bernoulli(input=None, p=None, generator=None):
     gen = generator_for("bernoulli", generator)
     if p is not None:
         out = type(input)._wrap(np.empty_like(np.asarray(input.array)))
-        return bernoulli_(out, p, generator=gen)
+        drawn = bernoulli_(out, p, generator=gen).array
+        return record_not_implemented("bernoulli", input, None, drawn)  # (no derivative in torch)
     probabilities = _probabilities(input, "bernoulli_tensor_cpu_p_")
     drawn = gen.bernoulli_each(probabilities).reshape(probabilities.shape)
     return record(BERNOULLI, drawn.astype(probabilities.dtype), (input,))
