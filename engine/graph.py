@@ -186,7 +186,7 @@ def _made_view(view, data, base, grad_enabled: bool) -> None:
         # a 0-d base kept as a NumPy scalar: it gets a 0-d array for its views to share
         storage = base.storage()
         view.array = storage.reshape(data.shape) if data.size == 1 else \
-            np.broadcast_to(storage, data.shape)
+            np.lib.stride_tricks.as_strided(storage, data.shape, (0,) * data.ndim)
     elif type(data) is np.ndarray and not data.shape:
         view.array = data  # a 0-d view stays a view of its base's storage (writable)
     share_storage(view, base)
@@ -546,7 +546,8 @@ def accumulate(tensor, g, rules, create_graph: bool) -> None:
     else:
         # in place, as torch does: a reference taken to `.grad` (or its storage) sees the sum
         target = grad.array
-        if type(target) is np.ndarray and target.flags.writeable and target.shape == g.shape:
+        if type(target) is np.ndarray and target.flags.writeable and target.shape == g.shape \
+                and 0 not in target.strides:  # (a `.grad` set to an expand's view)
             np.add(target, g, out=target, casting="unsafe")
         else:
             grad.array = np.add(target, g, dtype=target.dtype)

@@ -38,6 +38,7 @@ class ndarray:  # noqa: N801 - named as NumPy's, for Python's messages ("'ndarra
 
     __slots__ = ("_array", "__weakref__")
     _tg_known_as = "numpy.ndarray"  # its other NumPy names are "not supported in .tg programs"
+    _tg_type_name = "numpy.ndarray"  # as torch's own errors name the type
     __hash__ = None  # as NumPy's: arrays are mutable
 
     def __init__(self, array: np.ndarray) -> None:

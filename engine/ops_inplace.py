@@ -13,8 +13,8 @@ import inspect
 
 import numpy as np
 
-from .graph import NO_ACCUMULATOR, NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
-from .operands import NotAnOperand, binary, type_word
+from .graph import LEGACY_TYPE_NAMES, NO_ACCUMULATOR, NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
+from .operands import NotAnOperand, binary, check_broadcast, type_word
 from .ops_shape import expand, expanded_shape, view
 from . import ops_math
 from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
@@ -72,6 +72,24 @@ def check_inplace(a, through_view: bool = False, view_op: str | None = None) -> 
                            "in-place operation.")
 
 
+_SHARED_ELEMENTS = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+
+
+def has_internal_overlap(array) -> bool:
+    """Whether some elements share memory (torch's check: a zero stride over 2+ elements)."""
+    return type(array) is np.ndarray and 0 in array.strides and array.size > 1 and builtins.any(
+        stride == 0 and n > 1 for stride, n in zip(array.strides, array.shape))
+
+
+def check_internal_overlap(a) -> None:
+    """torch refuses to compute into a tensor whose elements share memory (an expand's view);
+    only fill_ with a number, zero_ and index_put_ may write there."""
+    if has_internal_overlap(a.array):
+        raise RuntimeError(_SHARED_ELEMENTS)
+
+
 # --- in place through a view: the base's history is rewritten, as torch rewrites it ----------
 
 def _region(base_array, view_array) -> tuple:
@@ -90,13 +108,16 @@ def _region(base_array, view_array) -> tuple:
                  for n, stride in zip(base_array.shape, base_array.strides))
 
 
-def _copy_slices_of_view(F, g, out, *inputs, position, inner, region, shape):
+def _copy_slices_of_view(F, g, out, *inputs, position, inner, region, shape, shared=False):
     """The base's gradient: g, with the view's part replaced by what the in-place op sends
-    to the view's old values; the op's other inputs get what it sends them."""
+    to the view's old values; the op's other inputs get what it sends them. (`shared`: the
+    view repeats elements, an expand's: torch copies into that part of g, and refuses.)"""
     part = F.region_take(g, region)
     sent = apply_rule(inner, part, F, hasattr(g, "_grad_fn"))
     if position:
         return sent[position]
+    if shared and sent[0] is not None:
+        raise RuntimeError(_SHARED_ELEMENTS)
     if not hasattr(g, "_grad_fn"):  # arrays: an exact copy (keeps the signs of zeros)
         result = np.array(g, copy=True)
         result[region] = 0 if sent[0] is None else sent[0]
@@ -167,7 +188,8 @@ def rebase_view(view) -> None:
     edges = (base_edge,) + inner.next_functions[1:]
     meta = ((base.array.shape, base.array.dtype),) + inner.meta[1:]
     node = Node(COPY_SLICES, edges, None, None,
-                {"inner": inner, "region": region, "shape": base.array.shape}, meta)
+                {"inner": inner, "region": region, "shape": base.array.shape,
+                 "shared": has_internal_overlap(view.array)}, meta)
     base.grad_fn = node
     base.requires_grad = True
     view.grad_fn = Node(AS_STRIDED, ((node, 0),), None, None,
@@ -219,11 +241,30 @@ def after_write(a) -> None:
         rebase_view(a)
 
 
+def check_result_fits(a, operands) -> None:
+    """Before computing `a.op_(...)`: torch's refusals (autograd's, the written-to tensor's
+    layout, then the output's shape), so a write that cannot happen never computes a
+    broadcast result (which may be huge)."""
+    check_inplace(a)
+    check_internal_overlap(a)
+    shape = a.array.shape
+    shapes = [b.array.shape for b in operands if type(b) is type(a) and b.array.shape != shape]
+    if shapes:
+        try:
+            full = np.broadcast_shapes(shape, *shapes)
+        except ValueError:
+            return  # the op itself says which sizes differ
+        if full != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(full)}")
+
+
 def inplace(a, result):
     """Write `result` into `a`'s storage and bump its version, as torch's `op_` do."""
     if result is NotImplemented:
         return NotImplemented
     check_inplace(a)
+    check_internal_overlap(a)
     node = result.grad_fn
     if node is not None and node.saved is not None:
         _keep_original(node, a)
@@ -299,10 +340,11 @@ def inplace_method(fn, name):
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
             for key in options.keys() - keywords:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            check_result_fits(a, (b, *options.values()))
             return inplace(a, fn(a, b, **options))
         target = a.array
         if ufunc is not None and not current().grad_enabled and type(target) is np.ndarray \
-                and target.flags.writeable:
+                and target.flags.writeable and 0 not in target.strides:
             try:
                 x, y, dt = binary(a, b, floating)
             except NotAnOperand:
@@ -312,6 +354,8 @@ def inplace_method(fn, name):
                 ufunc(target, y, out=target)
                 a._bump_version()
                 return a
+        if type(b) is type(a) or type(b) in NUMBERS:  # (else fn's argument error comes first)
+            check_result_fits(a, (b,))
         return inplace(a, fn(a, b))
     method.__name__ = method.__qualname__ = name
     return method
@@ -321,6 +365,8 @@ def unary_inplace(fn, name):
     """`a.sin_()` / `torch.sin_(a)`: the function's result written into a (recorded as the
     function itself, SinBackward0, as torch's in-place variants are)."""
     def method(a, *args, **kwargs):
+        if hasattr(a, "_grad_fn"):  # (else the op's own argument error)
+            check_result_fits(a, (*args, *kwargs.values()))
         return inplace(a, fn(a, *args, **kwargs))
     method.__name__ = method.__qualname__ = name
     return method
@@ -418,14 +464,12 @@ def copy_(a, src):
 def _write_whole(a, value, entry):
     """Overwrite all of `a` with `value` (a number or a tensor), recorded as `entry`."""
     source = value if type(value) in NUMBERS else value.array
+    check_internal_overlap(a)
     if entry is COPY_INTO:
         check_no_partial_overlap(a, value)
-    try:
-        a.storage()[...] = source
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.array.shape[-1] if a.array.ndim else 1}) "
-                           f"must match the size of tensor b ({np.shape(source)[-1]}) at "
-                           "non-singleton dimension 0") from None
+        check_result_fits(a, (value,))  # (its shape error; the sizes that differ come below)
+        check_broadcast(a.array.shape, np.shape(source), a.array.dtype)
+    a.storage()[...] = source
     return recorded_write(a, entry, (a, value))
 
 
@@ -497,7 +541,13 @@ def setitem(a, key, value):
     if key is True:
         key = items = (None,)  # torch copies into a.unsqueeze(0), as for `a[None] = value`
     number = type(value) in NUMBERS
+    if not number and not hasattr(value, "_grad_fn"):
+        kind = getattr(type(value), "_tg_type_name", None) or type(value).__name__
+        raise TypeError(f"can't assign a {kind} to a "
+                        f"{LEGACY_TYPE_NAMES.get(a.array.dtype.name, 'torch.Tensor')}")
     if not builtins.any(is_advanced(k) or is_bool_item(k) for k in items):
+        if not number:  # torch expands the value to the part before the write's own checks
+            _check_value_fits(value, np.asarray(a.array)[key].shape)
         if _selects_all(a.array.shape, key):
             # no view is taken: torch fills or copies into the tensor itself
             check_inplace(a)
@@ -555,6 +605,12 @@ def _write_through_view(a, take_part, write):
                          {"region": _region(a._base.array, a.array),
                           "shape": a._base.array.shape},
                          ((a._base.array.shape, a._base.array.dtype),))
+
+
+def _check_value_fits(value, shape) -> None:
+    have = value.array.shape
+    if have != shape and have:
+        expanded_shape(_leading_ones_dropped(have), shape, value.array.dtype)
 
 
 def _copy_to(dst, value, number):

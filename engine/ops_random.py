@@ -19,7 +19,7 @@ from .graph import record
 from .operands import check_broadcast, is_tensor
 from .ops_arith import mul
 from .ops_division import record_not_implemented
-from .ops_inplace import check_inplace, recorded_write
+from .ops_inplace import check_inplace, check_internal_overlap, recorded_write
 from .ops_inplace import inplace as write_in_place
 from .ops_shape import expand
 from .random import Generator
@@ -150,6 +150,7 @@ def uniform_(self, from_=0.0, to=1.0, generator=None):
     low, high = parse.number("uniform_", "from", from_, 1), parse.number("uniform_", "to", to, 2)
     gen = generator_for("uniform_", generator)
     check_inplace(self)
+    check_internal_overlap(self)
     dt = self.array.dtype
     parse.floating(dt, "check_uniform_bounds")
     word = _FLOAT_WORDS[dt]
@@ -172,6 +173,7 @@ def normal_(self, mean=0.0, std=1.0, generator=None):
     mean, std = parse.number("normal_", "mean", mean, 1), parse.number("normal_", "std", std, 2)
     gen = generator_for("normal_", generator)
     check_inplace(self)
+    check_internal_overlap(self)
     check_std(std)
     dt = self.array.dtype
     parse.floating(dt, "normal_kernel_cpu")
@@ -185,6 +187,7 @@ def bernoulli_(self, p=0.5, generator=None):
     if not is_tensor(p) and not isinstance(p, (bool, int, float)):
         raise parse.invalid("bernoulli_", (p,), {})
     check_inplace(self)
+    check_internal_overlap(self)
     if is_tensor(p):
         probabilities = _probabilities(p, "bernoulli_tensor_cpu_p_")
         expanded = expand(type(self)._wrap(probabilities), *self.array.shape).array  # torch's error

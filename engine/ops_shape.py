@@ -14,7 +14,7 @@ import builtins
 import numpy as np
 
 from .graph import record, record_outputs
-from .operands import array_dtype, dims, result_dtype, shape_arg, type_word
+from .operands import array_dtype, check_broadcast, dims, result_dtype, shape_arg, type_word
 from .operands import dims as _dims
 from .registry import Check, Family, any_
 from .session import check_allocation
@@ -127,7 +127,18 @@ def expand(a, *shape):
     target = expanded_shape(x.shape, shape, x.dtype)
     # a view costs nothing, but any op on it makes an array of its full size
     check_allocation(target, x.dtype)
-    return record(EXPAND, np.broadcast_to(x, target), (a,), {"shape": x.shape})
+    return record(EXPAND, expanded_view(x, target), (a,), {"shape": x.shape})
+
+
+def expanded_view(x, shape):
+    """x repeated to `shape` without a copy, writable when x is (as torch's expand: a fill_
+    or index_put_ through it writes x; other in-place ops refuse it)."""
+    if type(x) is not np.ndarray or not x.flags.writeable:
+        return np.broadcast_to(x, shape)
+    lead = len(shape) - x.ndim
+    strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else stride
+                                  for n, m, stride in zip(x.shape, shape[lead:], x.strides))
+    return np.lib.stride_tricks.as_strided(x, shape, strides)
 
 
 def expanded_shape(have: tuple, shape: tuple, dtype) -> tuple:
@@ -152,6 +163,22 @@ def expanded_shape(have: tuple, shape: tuple, dtype) -> tuple:
 @exposes(EXPAND, methods=("expand_as",))
 def expand_as(a, other):
     return expand(a, other.array.shape)
+
+
+@exposes(EXPAND, functions=("broadcast_to",), methods=("broadcast_to",))
+def broadcast_to(a, *size):
+    return expand(a, *size)
+
+
+@exposes(EXPAND, functions=("broadcast_tensors",))
+def broadcast_tensors(*tensors):
+    """Each tensor expanded to the shape they broadcast to (one already of it is returned
+    as it is, as torch does)."""
+    target = ()
+    for t in tensors:
+        check_broadcast(target, t.array.shape, t.array.dtype)
+        target = np.broadcast_shapes(target, t.array.shape)
+    return tuple(t if t.array.shape == target else expand(t, target) for t in tensors)
 
 
 PERMUTE = op("PermuteBackward0", lambda F, g, out, a, dims: F.permute(g, _inverse(dims)),

@@ -69,6 +69,14 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
               "(Tensor condition, Number self, Number other)"),
 }
 
+# ops whose Tensor parameters take a Python number as well (torch's parser wraps it)
+NUMBERS_AS_TENSORS = frozenset({
+    f"{op}{suffix}" for op in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
+                               "true_divide", "floor_divide") for suffix in ("", "_")})
+
+# marks a deprecated signature: the parser takes it, its messages never list it
+HIDDEN = "hidden "
+
 METHODS: dict[str, tuple[str, ...]] = {
     **{name: ("(*, torch.dtype dtype = None)",
               "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)")
@@ -83,7 +91,19 @@ METHODS: dict[str, tuple[str, ...]] = {
     "squeeze": ("()", "(int dim)", "(tuple of ints dim)"),
     "unsqueeze": ("(int dim)",),
     **{name: ("(int dim, torch.dtype dtype = None)",) for name in ("softmax", "log_softmax")},
-    "pow": ("(Tensor exponent)", "(Number exponent)"),
+    **{name: ("(Tensor exponent)", "(Number exponent)") for name in ("pow", "pow_")},
+    **{name: ("(Tensor other, *, Number alpha = 1)", HIDDEN + "(Number alpha, Tensor other)")
+       for name in ("add", "add_", "sub", "sub_")},
+    **{name: ("(Tensor other)",) for name in ("mul", "mul_")},
+    **{name: ("(Tensor other)", "(Tensor other, *, str rounding_mode)",
+              "(Number other, *, str rounding_mode)") for name in ("div", "div_")},
+    "divide": ("(Tensor other)", "(Tensor other, *, str rounding_mode)", "(Number other)",
+               "(Number other, *, str rounding_mode)"),
+    **{name: ("(Tensor other)", "(Number other)")
+       for name in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+                    "less_equal", "floor_divide", "floor_divide_", "multiply", "remainder",
+                    "remainder_", "fmod", "fmod_", "true_divide", "bitwise_and", "bitwise_or",
+                    "bitwise_xor")},
     "clamp": ("(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)"),
     "where": ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)"),
 }
@@ -199,6 +219,8 @@ def _parse_error(name: str, sig: Signature, args: tuple, kwargs: dict) -> str | 
                 return (f"{name}() missing {len(required)} required positional argument"
                         f"{'s' if len(required) == 1 else ''}: {', '.join(required)}")
         elif not _fits(param.kind, value, param.name) and not (
+                param.kind == "Tensor" and name in NUMBERS_AS_TENSORS
+                and type(value) in (int, float, bool, complex)) and not (
                 varargs and position == 0 and not keyword and _fits("int", value)):
             where = f"'{param.name}'" if keyword else f"'{param.name}' (position {position + 1})"
             wrong = _wrong_element(param.kind, value)
@@ -292,6 +314,25 @@ def _marked(entries: list, args: tuple, kwargs: dict) -> str:
 _SIMPLE_NAMES = {"float": ("float", "int", "long"), "int": ("int", "long")}
 
 
+def _unmatched_keywords(entries: list, kwargs: dict) -> list:
+    """The keywords torch's listing says no option's tail has (it reads each option's last
+    len(kwargs) entries: `alpha = 1` reads as an entry named `1`)."""
+    tail = {entry[0] for entry in entries[max(len(entries) - len(kwargs), 0):]}
+    return [k for k in reversed(kwargs) if k not in tail]
+
+
+def _only_option(name: str, sig: Signature, args: tuple, kwargs: dict) -> str:
+    """torch's text when one option is shown (others are deprecated and hidden)."""
+    head = f"{name}() received an invalid combination of arguments - got "
+    entries = _entries(sig)
+    wrong = _unmatched_keywords(entries, kwargs)
+    if wrong:
+        return head + "unrecognized keyword arguments: " + ", ".join(wrong)
+    given = _marked(entries, args, kwargs) if len(args) + len(kwargs) == len(entries) \
+        else _described(args, kwargs)
+    return f"{head}{given}, but expected {sig.text}"
+
+
 def _listing(name: str, sigs: list, args: tuple, kwargs: dict) -> str:
     """torch's list of every option, with why an option taking as many arguments failed."""
     lines = [f"{name}() received an invalid combination of arguments - got "
@@ -302,8 +343,7 @@ def _listing(name: str, sigs: list, args: tuple, kwargs: dict) -> str:
         entries = _entries(sig)
         if count != len(entries):
             continue
-        tail = {entry[0] for entry in entries[max(len(entries) - len(kwargs), 0):]}
-        wrong = [k for k in reversed(kwargs) if k not in tail]
+        wrong = _unmatched_keywords(entries, kwargs)
         if wrong:
             lines.append("      didn't match because some of the keywords were incorrect: "
                          + ", ".join(wrong))
@@ -326,22 +366,23 @@ def message(name: str, method: bool, args: tuple, kwargs: dict) -> str | None:
     texts = (METHODS if method else FUNCTIONS).get(name)
     if texts is None:
         return None
-    sigs = [_parse(t) for t in texts]
+    sigs = [_parse(t.removeprefix(HIDDEN)) for t in texts]
+    visible = [sig for sig, t in zip(sigs, texts) if not t.startswith(HIDDEN)]
     for sig in sigs:  # ints, then something else: the parser stops at once, whatever follows
         found = _parse_error(name, sig, args, kwargs)
         if found is not None and "failed to unpack" in found:
             return found
     if len(sigs) == 1:
         return _parse_error(name, sigs[0], args, kwargs)
-    count = len(args) + len(kwargs)
-    plausible = [s for s in sigs if s.min_args <= count <= len(s.params)]
-    if len(plausible) == 1:
-        found = _parse_error(name, plausible[0], args, kwargs)
-        if found is not None:
-            return found
     if any(_parse_error(name, s, args, kwargs) is None for s in sigs):
-        return None
-    return _listing(name, sigs, args, kwargs)
+        return None  # (torch tries every option in turn before it words an error)
+    count = len(args) + len(kwargs)
+    plausible = [s for s in visible if s.min_args <= count <= len(s.params)]
+    if len(plausible) == 1:
+        return _parse_error(name, plausible[0], args, kwargs)
+    if len(visible) == 1:
+        return _only_option(name, visible[0], args, kwargs)
+    return _listing(name, visible, args, kwargs)
 
 
 def call_error(exc: Exception, function, name: str, owner, args: tuple, kwargs: dict):

@@ -95,7 +95,27 @@ def _registry_methods() -> dict:
     methods: dict = {}
     for family in FAMILIES:
         methods.update(family.methods)
+    for name, forward in methods.items():
+        if not name.startswith("__") and "NotImplemented" in forward.__code__.co_names:
+            methods[name] = _refusing_operands(name, forward)
     return methods
+
+
+def _refusing_operands(name: str, forward):
+    """`t.mul("a")`: an operator's forward answers NotImplemented (so that Python may try the
+    other side); called by name, it is torch's TypeError, as torch's parser words it."""
+    def method(self, *args, **kwargs):
+        result = forward(self, *args, **kwargs)
+        if result is NotImplemented:
+            from .signatures import message  # noqa: PLC0415 - an error path
+
+            raise TypeError(message(name, True, args, kwargs) or (
+                f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                f"{type(args[0] if args else next(iter(kwargs.values()), None)).__name__}"))
+        return result
+    method.__name__ = method.__qualname__ = name
+    method.__wrapped__ = forward
+    return method
 
 
 class _TensorType(type):

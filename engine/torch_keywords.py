@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from .operands import type_word
+from .ops_inplace import check_internal_overlap
 from .session import current
 from .tensor import Tensor
 
@@ -74,6 +75,7 @@ def _into(out, name: str, function, args: list, kwargs: dict, bound: tuple):
                 "elements with t.resize_(0).", UserWarning, stacklevel=3)
         out.array = result.array.astype(wanted)
     else:
+        check_internal_overlap(out)
         np.copyto(out.storage(), result.array, casting="unsafe")
     out._bump_version()
     return out

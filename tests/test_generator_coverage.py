@@ -211,6 +211,8 @@ ROWS = [
     _row("in-place", "t[k] op= v", "stmt:assign subscript augmented"),
     _row("in-place", "x.op_() on a view of a tensor requiring grad",
          "inplace:a view of a tensor requiring grad"),
+    _row("in-place", "x.op_() on an expand's view (elements sharing memory)",
+         "inplace:an expand's view"),
     # hooks
     _row("hooks", "x.register_hook(f) on a leaf", "hook:leaf"),
     _row("hooks", "y.register_hook(f) on a non-leaf", "hook:non-leaf"),
@@ -305,6 +307,8 @@ def test_every_feature_a_row_names_occurs():
     ("x = torch.ones(3, requires_grad=True)\nfor v in x:\n    print(v.grad_fn)\n", "iter:grad"),
     ("x = torch.tensor([0.0, 1.0], requires_grad=True)\ny = x * 1\ny.zero_()\n",
      "zero:zero_ on a result"),
+    ("x = torch.ones(3)\nv = torch.broadcast_to(x, (2, 3))\nv.add_(1)\n",
+     "inplace:an expand's view"),
     ("torch.set_grad_enabled(False)\n", "grad mode: set_grad_enabled statement"),
     ("with torch.set_grad_enabled(False):\n    pass\nprint(torch.is_grad_enabled())\n",
      "grad mode: is_grad_enabled() after a with block"),

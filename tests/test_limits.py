@@ -1,6 +1,7 @@
 """Programs that would exhaust the machine get clear errors instead."""
 
 import io
+import time
 
 import pytest
 
@@ -43,6 +44,23 @@ def test_tensor_over_the_memory_limit_is_refused_before_allocating(source):
         error = _error(source)
     assert error.error_class == "MemoryError"
     assert "bytes" in error.message and "shape [" in error.message
+
+
+@pytest.mark.parametrize("write", ["y **= big", "y.add_(big)", "y.clamp_(min=big)",
+                                   "y.copy_(big)", "y.sin_()"])
+def test_an_in_place_write_that_cannot_fit_computes_nothing(write):
+    """torch checks the written-to tensor before computing: a 0-d tensor cannot take a
+    20000 x 20000 result (1.6 GB, which NumPy would compute for seconds first), nor can an
+    expand's view take a computed write."""
+    source = ("y = torch.tensor(2.0)\nbig = torch.ones(1).expand(20000, 20000)\n"
+              f"{'y = big' if 'sin' in write else ''}\n{write}\n")
+    started = time.monotonic()
+    with Session(max_bytes=4 * 10**9).active():  # (the result itself would be allowed)
+        error = _error(source)
+    assert time.monotonic() - started < 1.0
+    assert error.error_class == "RuntimeError" and error.line == 4
+    assert "broadcast shape [20000, 20000]" in error.message or \
+        "refers to a single memory location" in error.message
 
 
 @pytest.mark.parametrize("source,lines", [("x = 0\nwhile True:\n    x = x + 1\n", {2, 3}),

@@ -115,6 +115,13 @@ class Flow(ValueFlow):
                 self.add("grad mode: return inside with")
             if s.value is not None:
                 self.info(s.value)
+        elif t is ast.Try:  # (programs that show an error and go on: the body counts too)
+            self.add("stmt:try")
+            self.block(s.body)
+            for handler in s.handlers:
+                self.block(handler.body)
+            self.block(s.orelse or [])
+            self.block(s.finalbody or [])
         elif t is ast.Assert:
             self.add("stmt:assert" + (" with message" if s.msg is not None else ""))
             self.info(s.test)

@@ -115,6 +115,9 @@ class ValueFlow:
         if method in IN_PLACE_METHODS and receiver.kind == "tensor" and receiver.rg and \
                 receiver.top in VIEW_TOPS:
             self.add("inplace:a view of a tensor requiring grad")
+        if method in IN_PLACE_METHODS and receiver.kind == "tensor" and \
+                receiver.top == "expand":
+            self.add("inplace:an expand's view")
         if method == "register_hook":
             self.add(f"hook:{'leaf' if not receiver.ops else 'non-leaf'}")
         if method == "backward":
@@ -136,6 +139,8 @@ class ValueFlow:
 
     def _op(self, op, node, parts, kws) -> Info:
         """The result of a tensor op called by name (method, torch.X or F.X)."""
+        if op in ("broadcast_to", "expand_as"):
+            op = "expand"  # (the same view, under other names)
         if op in REDUCTIONS and (len(node.args) > (0 if type(node.func) is ast.Attribute and
                                                     dotted(node.func.value) not in MODULES
                                                     else 1) or "dim" in kws):

@@ -35,6 +35,7 @@ import numpy as np
 from tg_builder import SHOW_HELPER, Builder
 from tg_error_programs import ERRORS, templated_error
 from tg_gen_graphs import SOFTMAX_TOKENS, gen_gradmode, gen_graph
+from tg_gen_expand import gen_expand_write
 from tg_gen_inplace import gen_iterate, gen_negzero, gen_setitem
 from tg_gen_python import gen_creation, gen_python
 from tg_gen_v2 import gen_v2
@@ -42,10 +43,10 @@ from tg_known_bugs import KNOWN_BUGS
 from tg_values import Var, _lit
 
 KINDS = ("float", "exact", "higher", "inplace", "error", "graph", "gradmode", "setitem",
-         "iterate", "negzero", "python", "creation", "v2")
+         "iterate", "negzero", "python", "creation", "v2", "expandwrite")
 _KIND_WEIGHTS = ("float",) * 8 + ("exact",) * 5 + ("higher",) * 3 + ("inplace",) * 3 + \
     ("error",) * 5 + ("graph",) * 10 + ("gradmode",) * 4 + ("setitem",) * 6 + ("iterate",) * 3 + \
-    ("negzero",) * 3 + ("python",) * 3 + ("creation",) * 2 + ("v2",) * 4
+    ("negzero",) * 3 + ("python",) * 3 + ("creation",) * 2 + ("v2",) * 4 + ("expandwrite",) * 2
 
 
 class HypothesisDraw:
@@ -357,7 +358,7 @@ GENERATORS = {"float": gen_float, "exact": gen_exact, "higher": gen_higher,
               "inplace": gen_inplace, "error": gen_error, "graph": gen_graph,
               "gradmode": gen_gradmode, "setitem": gen_setitem, "iterate": gen_iterate,
               "negzero": gen_negzero, "python": gen_python, "creation": gen_creation,
-              "v2": gen_v2}
+              "v2": gen_v2, "expandwrite": gen_expand_write}
 
 
 def program_for_seed(seed: int, kind: str | None = None) -> tuple[str, str]:
