@@ -184,7 +184,14 @@ def check_invariant(text: str, timeout: float = 2.0) -> str | None:
     return problem
 
 
+# The memory each fuzzed run may use: a program that builds a 1.6 GB tensor is refused at
+# once rather than computed for seconds (past the deadline on a slow machine, where the
+# guard kills it and the run looks lost).
+FUZZ_MAX_BYTES = 256 * 2**20
+
+
 def _invariant_in_process(text: str, timeout: float) -> str | None:
+    from autodiff.engine.session import Session
     from autodiff.interpreter import run_source
 
     # a strict UTF-8 stream, as the real stdout is: printing a lone surrogate must fail
@@ -193,7 +200,8 @@ def _invariant_in_process(text: str, timeout: float) -> str | None:
     out = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="\n")
     err = io.StringIO()
     try:
-        result = run_source(text, "fuzz.tg", out=out, err=err, timeout=timeout)
+        result = run_source(text, "fuzz.tg", out=out, err=err, timeout=timeout,
+                            session=Session(max_bytes=FUZZ_MAX_BYTES, timeout=timeout))
         out.flush()
     except BaseException as exc:  # noqa: BLE001 - anything escaping is a traceback of ours
         return f"escaped {type(exc).__name__}: {exc}"
