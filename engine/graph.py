@@ -433,7 +433,7 @@ def apply_rule(node, g, rules, create_graph):
     else:
         versions = node.versions
         if versions is None:  # none was recorded: all 0
-            versions = _ZEROS if len(saved) <= len(_ZEROS) else (0,) * len(saved)
+            versions = _ZEROS if len(saved) <= 64 else (0,) * len(saved)
         arrays = []
         for j, value in enumerate(saved):
             if type(value) in NUMBERS or value is None:
@@ -470,7 +470,7 @@ def apply_rule(node, g, rules, create_graph):
 
 
 _NO_PARAMS: dict = {}
-_ZEROS = (0,) * 64
+_ZEROS = (0,) * 64  # (apply_rule's bound: a node saving more makes its own)
 _NONES = [(None,) * n for n in range(70)]
 
 

@@ -335,16 +335,11 @@ def inplace_method(fn, name):
     keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
 
     def method(a, b, **options):
-        if type(b) is type(a) and b._vc is not None:  # (only an alias can overlap a)
-            check_no_partial_overlap(a, b)
-        if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
-            for key in options.keys() - keywords:
-                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
-            check_result_fits(a, (b, *options.values()))
-            return inplace(a, fn(a, b, **options))
         target = a.array
-        if ufunc is not None and not current().grad_enabled and type(target) is np.ndarray \
-                and target.flags.writeable and 0 not in target.strides:
+        # an SGD step's `w -= lr * w.grad` under no_grad: the ufunc straight into the storage
+        if ufunc is not None and not options and type(target) is np.ndarray \
+                and not current().grad_enabled and target.flags.writeable \
+                and 0 not in target.strides and (type(b) is not type(a) or b._vc is None):
             try:
                 x, y, dt = binary(a, b, floating)
             except NotAnOperand:
@@ -354,6 +349,13 @@ def inplace_method(fn, name):
                 ufunc(target, y, out=target)
                 a._bump_version()
                 return a
+        if type(b) is type(a) and b._vc is not None:  # (only an alias can overlap a)
+            check_no_partial_overlap(a, b)
+        if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
+            for key in options.keys() - keywords:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            check_result_fits(a, (b, *options.values()))
+            return inplace(a, fn(a, b, **options))
         if type(b) is type(a) or type(b) in NUMBERS:  # (else fn's argument error comes first)
             check_result_fits(a, (b,))
         return inplace(a, fn(a, b))
@@ -450,6 +452,13 @@ def fill_(a, value, entry=FILL):
 
 @exposes(ZERO, methods=("zero_",))
 def zero_(a):
+    array = a.array
+    if not a.requires_grad and a._base is None and type(array) is np.ndarray \
+            and array.flags.writeable:
+        # `w.grad.zero_()` in a training loop: nothing to check, nothing recorded
+        array.fill(0)
+        a._bump_version()
+        return a
     check_inplace(a)
     a.storage().fill(0)  # (0 fits every dtype: fill_'s value checks are not needed)
     return recorded_write(a, ZERO, (a,))

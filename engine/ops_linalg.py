@@ -32,7 +32,9 @@ def mm_arrays(x, y):
     """Matrix product of arrays, with the signs of zero torch's mm gives: an outer product
     keeps a -0. product; every other result is a sum started from +0. (NumPy's too), so a sum
     of -0. products is 0."""
-    return x * y if _outer(x, y) else x @ y
+    if x.shape[-1] == 1 and x.ndim >= 2 and y.ndim >= 2 and x.shape[-2] > 1 and y.shape[-1] > 1:
+        return x * y  # (_outer, written out: every backward of a matrix product comes here)
+    return x @ y
 
 
 def bmm_arrays(x, y):
@@ -61,8 +63,25 @@ MV = op("MvBackward0", lambda F, g, out, m, v: F.reshape(g, (-1, 1)) * v,
         lambda F, g, out, m, v: F.mv(F.t(m), g), saves="i", reads=_CROSSED,
         explain="a matrix-vector product M·v", formulas=("∂(Mv)/∂M: g ⊗ v", "∂(Mv)/∂v: Mᵀ·g"),
         check=Check(lambda m, v: mv(m, v), (any_(2, 3), any_(3))))
-MM = op("MmBackward0", lambda F, g, out, a, b: _addmm_mat1(F, g, out, None, a, b),
-        lambda F, g, out, a, b: _addmm_mat2(F, g, out, None, a, b), saves="i", reads=_CROSSED,
+
+
+def _column_major(x) -> bool:
+    """torch's test in the backward of a matrix product: strides (1, rows), e.g. a weight.t()."""
+    if type(x) is not np.ndarray:
+        x = x.array  # (the rules see arrays, or tensors under create_graph)
+    strides, size = x.strides, x.itemsize
+    return strides[0] == size and strides[1] == x.shape[0] * size
+
+
+def _mm_mat1(F, g, out, mat1, mat2):
+    return F.t(F.mm(mat2, F.t(g))) if _column_major(mat1) else F.mm(g, F.t(mat2))
+
+
+def _mm_mat2(F, g, out, mat1, mat2):
+    return F.t(F.mm(F.t(g), mat1)) if _column_major(mat2) else F.mm(F.t(mat1), g)
+
+
+MM = op("MmBackward0", _mm_mat1, _mm_mat2, saves="i", reads=_CROSSED,
         explain="a matrix product A·B", formulas=("∂(AB)/∂A: g·Bᵀ", "∂(AB)/∂B: Aᵀ·g"),
         check=Check(lambda a, b: a @ b, (any_(2, 3), any_(3, 4))))
 BMM = op("BmmBackward0", lambda F, g, out, a, b: F.bmm(g, F.transpose(b, 1, 2)),
@@ -249,21 +268,13 @@ def matmul(a, b):
 
 # === addmm, and nn.functional.linear built on it as torch builds it ==============================
 
-def _column_major(x) -> bool:
-    """torch's test in the backward of a matrix product: strides (1, rows), e.g. a weight.t()."""
-    if type(x) is not np.ndarray:
-        x = x.array  # (the rules see arrays, or tensors under create_graph)
-    strides, size = x.strides, x.itemsize
-    return strides[0] == size and strides[1] == x.shape[0] * size
-
-
 def _addmm_mat1(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
-    grad = F.t(F.mm(mat2, F.t(g))) if _column_major(mat1) else F.mm(g, F.t(mat2))
+    grad = _mm_mat1(F, g, out, mat1, mat2)
     return grad if alpha == 1 else F.mul_scalar(grad, alpha)
 
 
 def _addmm_mat2(F, g, out, bias, mat1, mat2, beta=1, alpha=1):
-    grad = F.t(F.mm(F.t(g), mat1)) if _column_major(mat2) else F.mm(F.t(mat1), g)
+    grad = _mm_mat2(F, g, out, mat1, mat2)
     return grad if alpha == 1 else F.mul_scalar(grad, alpha)
 
 

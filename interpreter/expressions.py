@@ -188,8 +188,43 @@ def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
     if node.op == "+":
         return _add(node, left, right, filename)
     if node.op == "%":
-        return _binary(node, bounds.mod, left, right, filename)
+        return _mod(node, left, right, filename)
+    if node.op == "*":
+        return _mul(node, left, right, filename)
     return _binary(node, BINOPS[node.op], left, right, filename)
+
+
+def _mul(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
+    """`*`, written out (a tensor times a float is the usual case): ints and sequences
+    go through the size checks."""
+    checked, mul = frozenset({int, list, tuple, str}), bounds.mul
+
+    def ev(L: dict) -> Any:
+        a = left(L)
+        b = right(L)
+        try:
+            if type(a) in checked or type(b) in checked:
+                return mul(a, b)
+            return a * b
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
+
+
+def _mod(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
+    """`%`, written out: only a format string's arguments need checking."""
+    check = bounds.check_printf
+
+    def ev(L: dict) -> Any:
+        a = left(L)
+        b = right(L)
+        try:
+            if type(a) is str:
+                check(a, b)
+            return a % b
+        except Exception as exc:
+            raise runtime_error(exc, node, filename) from None
+    return ev
 
 
 def _add(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
