@@ -178,6 +178,12 @@ def lshift(a, b):
     return a << b
 
 
+def add(a, b):
+    if type(a) in SEQUENCES:
+        check_concat(a, b)
+    return a + b
+
+
 def mod(a, b):
     if type(a) is str:
         check_printf(a, b)

@@ -185,59 +185,30 @@ def _binary(node: ast.Node, op: Callable[[Any, Any], Any], left: Eval, right: Ev
 
 def compile_BinOp(node: ast.BinOp, cx: Context) -> Eval:
     left, right, filename = compile_expr(node.left, cx), compile_expr(node.right, cx), cx.filename
-    if node.op == "+":
-        return _add(node, left, right, filename)
-    if node.op == "%":
-        return _mod(node, left, right, filename)
-    if node.op == "*":
-        return _mul(node, left, right, filename)
+    if node.op in SIZE_CHECKED:
+        return _size_checked(node, left, right, filename, *SIZE_CHECKED[node.op])
     return _binary(node, BINOPS[node.op], left, right, filename)
 
 
-def _mul(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
-    """`*`, written out (a tensor times a float is the usual case): ints and sequences
-    go through the size checks."""
-    checked, mul = frozenset({int, list, tuple, str}), bounds.mul
+# Operators whose result can be huge for some operand types (bounds.py checks them first):
+# the left operand's types, the right one's, the checked operator, the plain one.
+_INTS_AND_SEQUENCES = frozenset({int, list, tuple, str})
+SIZE_CHECKED = {"+": (bounds.SEQUENCES, frozenset(), bounds.add, operator.add),
+                "*": (_INTS_AND_SEQUENCES, _INTS_AND_SEQUENCES, bounds.mul, operator.mul),
+                "%": (frozenset({str}), frozenset(), bounds.mod, operator.mod)}
 
+
+def _size_checked(node: ast.Node, left: Eval, right: Eval, filename: str, left_types,
+                  right_types, checked: Callable, plain: Callable) -> Eval:
+    """`+`, `*` and `%`, the commonest operators: the checks run only for the operand types
+    that need them (a tensor times a float goes straight to the tensor)."""
     def ev(L: dict) -> Any:
         a = left(L)
         b = right(L)
         try:
-            if type(a) in checked or type(b) in checked:
-                return mul(a, b)
-            return a * b
-        except Exception as exc:
-            raise runtime_error(exc, node, filename) from None
-    return ev
-
-
-def _mod(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
-    """`%`, written out: only a format string's arguments need checking."""
-    check = bounds.check_printf
-
-    def ev(L: dict) -> Any:
-        a = left(L)
-        b = right(L)
-        try:
-            if type(a) is str:
-                check(a, b)
-            return a % b
-        except Exception as exc:
-            raise runtime_error(exc, node, filename) from None
-    return ev
-
-
-def _add(node: ast.Node, left: Eval, right: Eval, filename: str) -> Eval:
-    """`+`, written out (the most common operator): sequences checked for their length."""
-    sequences, check = bounds.SEQUENCES, bounds.check_concat
-
-    def ev(L: dict) -> Any:
-        a = left(L)
-        b = right(L)
-        try:
-            if type(a) in sequences:
-                check(a, b)
-            return a + b
+            if type(a) in left_types or type(b) in right_types:
+                return checked(a, b)
+            return plain(a, b)
         except Exception as exc:
             raise runtime_error(exc, node, filename) from None
     return ev
