@@ -134,11 +134,8 @@ BERNOULLI_ONE_P = _drawn("BernoulliBackward2", Check(lambda a: (a * 1).bernoulli
 def _fill_(t, draw, entry):
     """Overwrite t with draw(count, contiguous, order): values for its elements in memory
     order, as torch's kernels walk a strided tensor (order: its axes, largest stride first)."""
+    check_internal_overlap(t)  # (torch's kernel checks it, after the arguments)
     target = t.storage()
-    if target.size and any(s == 0 and n > 1 for s, n in zip(target.strides, target.shape)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
     order = sorted(range(target.ndim), key=lambda d: -abs(target.strides[d]))
     walk = target.transpose(order)
     walk[...] = draw(target.size, target.flags.c_contiguous, order).reshape(walk.shape)
@@ -150,7 +147,6 @@ def uniform_(self, from_=0.0, to=1.0, generator=None):
     low, high = parse.number("uniform_", "from", from_, 1), parse.number("uniform_", "to", to, 2)
     gen = generator_for("uniform_", generator)
     check_inplace(self)
-    check_internal_overlap(self)
     dt = self.array.dtype
     parse.floating(dt, "check_uniform_bounds")
     word = _FLOAT_WORDS[dt]
@@ -173,7 +169,6 @@ def normal_(self, mean=0.0, std=1.0, generator=None):
     mean, std = parse.number("normal_", "mean", mean, 1), parse.number("normal_", "std", std, 2)
     gen = generator_for("normal_", generator)
     check_inplace(self)
-    check_internal_overlap(self)
     check_std(std)
     dt = self.array.dtype
     parse.floating(dt, "normal_kernel_cpu")
@@ -187,7 +182,6 @@ def bernoulli_(self, p=0.5, generator=None):
     if not is_tensor(p) and not isinstance(p, (bool, int, float)):
         raise parse.invalid("bernoulli_", (p,), {})
     check_inplace(self)
-    check_internal_overlap(self)
     if is_tensor(p):
         probabilities = _probabilities(p, "bernoulli_tensor_cpu_p_")
         expanded = expand(type(self)._wrap(probabilities), *self.array.shape).array  # torch's error

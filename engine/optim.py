@@ -209,11 +209,8 @@ class Adam(Optimizer):
     def _update(p: Tensor, g, group: dict, state: dict) -> None:
         x = np.asarray(p.array)
         if not state:
-            state["step"] = Tensor._wrap(np.float32(0))
-            state["exp_avg"] = Tensor._wrap(np.zeros_like(x))
-            state["exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
+            _first_step_state(state, x, "exp_avg", "exp_avg_sq",
+                              *["max_exp_avg_sq"] * bool(group["amsgrad"]))
         state["step"].array = step = state["step"].array + np.float32(1)
         beta1, beta2 = group["betas"]
         lr, decay = group["lr"], group["weight_decay"]
@@ -267,12 +264,9 @@ class RMSprop(Optimizer):
     def _update(p: Tensor, g, group: dict, state: dict) -> None:
         x = np.asarray(p.array)
         if not state:
-            state["step"] = Tensor._wrap(np.float32(0))
-            state["square_avg"] = Tensor._wrap(np.zeros_like(x))
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = Tensor._wrap(np.zeros_like(x))
-            if group["centered"]:
-                state["grad_avg"] = Tensor._wrap(np.zeros_like(x))
+            _first_step_state(state, x, "square_avg",
+                              *["momentum_buffer"] * (group["momentum"] > 0),
+                              *["grad_avg"] * bool(group["centered"]))
         state["step"].array = state["step"].array + np.float32(1)
         alpha, lr = group["alpha"], group["lr"]
         if group["weight_decay"] != 0:
@@ -292,6 +286,14 @@ class RMSprop(Optimizer):
             _write(p, fma(buf, _scalar(-lr, x), x))
         else:
             _write(p, x + (_scalar(-lr, x) * g) / avg)
+
+
+def _first_step_state(state: dict, x: np.ndarray, *buffers: str) -> None:
+    """A parameter's state before its first step, in torch's key order: the step count (a
+    0-d float32 tensor), then each buffer, zeros of the parameter's shape."""
+    state["step"] = Tensor._wrap(np.float32(0))
+    for name in buffers:
+        state[name] = Tensor._wrap(np.zeros_like(x))
 
 
 def _lerp(start: np.ndarray, end: np.ndarray, weight) -> np.ndarray:
