@@ -112,9 +112,30 @@ def floating(a) -> np.ndarray:
     return x if x.dtype.kind == "f" else x.astype(dtypes.DEFAULT_FLOAT.np)
 
 
+class ArgumentTypeError(TypeError):
+    """An argument of a type torch's parser refuses: signatures.call_error words it with the
+    op's name and the argument's position, as torch does."""
+
+    def __init__(self, param: str, kind: str, value) -> None:
+        super().__init__(f"argument '{param}' must be {kind}, not {type(value).__name__}")
+        self.param, self.kind, self.value = param, kind, value
+
+
+def _dim_item(d, given):
+    if isinstance(d, (int, np.integer)):
+        return d
+    array = getattr(d, "array", None)
+    if array is not None and array.ndim == 0 and array.dtype.kind in "iu":
+        return int(array)  # (a 0-d integer tensor is an int to torch's parser)
+    raise ArgumentTypeError("dim", "int", given)
+
+
 def dims(dim, ndim: int) -> tuple:
     """Normalize `dim=` (int or sequence, negative allowed) with torch's range error."""
-    chosen = (dim,) if isinstance(dim, int) else tuple(dim)
+    if isinstance(dim, (list, tuple)):
+        chosen = [_dim_item(d, dim) for d in dim]
+    else:
+        chosen = (_dim_item(dim, dim),)
     result = []
     low, high = -builtins.max(ndim, 1), builtins.max(ndim, 1) - 1
     for d in chosen:

@@ -371,6 +371,7 @@ def unary_inplace(fn, name):
             check_result_fits(a, (*args, *kwargs.values()))
         return inplace(a, fn(a, *args, **kwargs))
     method.__name__ = method.__qualname__ = name
+    method.__wrapped__ = fn  # (its parameters are fn's: what argument errors are worded from)
     return method
 
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .graph import record
-from .operands import binary, floating
+from .operands import ArgumentTypeError, binary, floating
 from .ops_math import abs as abs_
 from .ops_arith import sub
 from .ops_activation import logsigmoid
@@ -74,6 +74,8 @@ LOGIT = op("LogitBackward0", _logit_vjp, saves="i", explain="logit, log(a / (1 -
 @word("logit", _logit_array)
 @exposes(LOGIT, functions=("logit",), methods=("logit",))
 def logit(a, eps=None):
+    if eps is not None and type(eps) not in (int, float):
+        raise ArgumentTypeError("eps", "float", eps)
     x = floating(a)
     if eps is not None:
         x = np.clip(x, eps, 1 - eps)

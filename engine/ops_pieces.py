@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from .graph import NUMBERS, record, record_outputs
-from .operands import array_dtype, check_sizes, dims, shape_arg
+from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_arg
 from .ops_einsum import _diagonal_array
 from .ops_index import slice_dim
 from .ops_shape import cat, reshape, to_dtype, unsqueeze, view
@@ -78,6 +78,9 @@ def split(a, split_size_or_sections, dim=0):
                 f"at dimension {d}), but got split_sizes={sizes}")
         return _pieces(SPLIT_SIZES, a, d, sizes)
     size = split_size_or_sections
+    if not isinstance(size, int):  # (torch's Tensor.split hands anything else to split_with_sizes)
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
+                        f"of ints, not {type(size).__name__}")
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
     if size == 0 and n:
@@ -321,6 +324,8 @@ TRIU = op("TriuBackward0", lambda F, g, out, a, diagonal: F.triu(g, diagonal),
 
 
 def _triangle(name, entry, keep, a, diagonal):
+    if not isinstance(diagonal, int):
+        raise ArgumentTypeError("diagonal", "int", diagonal)
     x = a.array
     if x.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")

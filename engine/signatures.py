@@ -16,6 +16,8 @@ on a call that works.
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import NamedTuple
 
 _CREATION = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
@@ -104,13 +106,17 @@ METHODS: dict[str, tuple[str, ...]] = {
                     "less_equal", "floor_divide", "floor_divide_", "multiply", "remainder",
                     "remainder_", "fmod", "fmod_", "true_divide", "bitwise_and", "bitwise_or",
                     "bitwise_xor")},
-    "clamp": ("(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)"),
+    **{name: ("(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)")
+       for name in ("clamp", "clamp_", "clip", "clip_")},
+    **{name: ("(*, torch.memory_format memory_format = None)",) for name in ("clone", "contiguous")},
+    **{name: ("()", "(*, int decimals)") for name in ("round", "round_")},
+    "nonzero": ("()", "(*, bool as_tuple)"),
     "where": ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)"),
 }
 
 # Tensor methods torch defines with no parameters at all: Python's own messages
 NO_ARGUMENTS = frozenset({"relu", "sigmoid", "exp", "log", "abs", "neg", "sqrt", "sin", "cos",
-                          "tanh", "t", "clone", "detach", "numel", "dim", "item", "tolist"})
+                          "tanh", "t", "detach", "numel", "dim", "item", "tolist"})
 
 
 class Param(NamedTuple):
@@ -358,11 +364,7 @@ def message(name: str, method: bool, args: tuple, kwargs: dict) -> str | None:
     `tensor.name(*args, **kwargs)`, args without the tensor), or None when the table does
     not know this name or torch would take the call."""
     if method and name in NO_ARGUMENTS:
-        if kwargs:
-            return f"TensorBase.{name}() takes no keyword arguments"
-        if args:
-            return f"TensorBase.{name}() takes no arguments ({len(args)} given)"
-        return None
+        return _no_arguments(name, args, kwargs) if args or kwargs else None
     texts = (METHODS if method else FUNCTIONS).get(name)
     if texts is None:
         return None
@@ -399,4 +401,61 @@ def call_error(exc: Exception, function, name: str, owner, args: tuple, kwargs: 
     else:
         return exc
     text = message(name, method, args, kwargs)
+    if text is None and hasattr(exc, "param") and hasattr(exc, "kind"):  # ArgumentTypeError
+        text = _wrong_type(name, exc.param, exc.kind, exc.value, args, kwargs)
+    if text is None and method and (args or kwargs) and _takes_nothing(function):
+        text = _no_arguments(name, args, kwargs)
+    if text is None:
+        found = _READ_AS_TENSOR.fullmatch(str(exc))
+        if found:
+            text = _not_a_tensor(function, name, args, kwargs, found[1] or found[2])
     return exc if text is None else TypeError(text)
+
+
+# the engine's own errors when it read a non-tensor argument as a tensor
+_READ_AS_TENSOR = re.compile(r"'(\w+)' object has no attribute '(?:array|dtype|shape|ndim|_grad_fn)'"
+                             r"|unsupported operand type: '(\w+)'")
+
+
+def _not_a_tensor(function, name: str, args: tuple, kwargs: dict, kind: str) -> str | None:
+    """The engine read an argument of type `kind` as a tensor: torch's parser would have
+    refused it, naming the parameter (its position when given by position)."""
+    try:
+        params = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
+    for position, value in enumerate(args):
+        if _type_name(value) == kind and position < len(params):
+            return (f"{name}(): argument '{params[position]}' (position {position + 1}) must be "
+                    f"Tensor, not {kind}")
+    for key, value in kwargs.items():
+        if _type_name(value) == kind:
+            return f"{name}(): argument '{key}' must be Tensor, not {kind}"
+    return None
+
+
+def _wrong_type(name: str, param: str, kind: str, value, args: tuple, kwargs: dict) -> str | None:
+    """torch's message for one argument of the wrong type, found among the call's own."""
+    for position, given in enumerate(args):
+        if given is value:
+            return (f"{name}(): argument '{param}' (position {position + 1}) must be {kind}, "
+                    f"not {_type_name(value)}")
+    if any(given is value for given in kwargs.values()):
+        return f"{name}(): argument '{param}' must be {kind}, not {_type_name(value)}"
+    return None
+
+
+def _no_arguments(name: str, args: tuple, kwargs: dict) -> str:
+    """Python's message for a Tensor method torch defines without parameters."""
+    if kwargs:
+        return f"TensorBase.{name}() takes no keyword arguments"
+    return f"TensorBase.{name}() takes no arguments ({len(args)} given)"
+
+
+def _takes_nothing(function) -> bool:
+    """Whether a bound Tensor method of the engine takes no argument but the tensor (the unary
+    ops: torch defines them without parameters, so any argument is Python's error)."""
+    try:
+        return not inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False

@@ -10,6 +10,7 @@ import pytest
 
 from autodiff.engine import signatures
 from autodiff.engine.api import torch as ours_torch
+from autodiff.engine.tensor import Tensor, _registry_methods
 from autodiff.interpreter import run_source
 from autodiff.interpreter.reference import torch_available
 
@@ -122,5 +123,50 @@ def test_a_call_the_table_does_not_know_keeps_its_own_error():
 def test_every_signature_reads_back():
     """Each option splits into typed, named parameters (a typo would hide a parameter)."""
     for text in itertools.chain(*signatures.FUNCTIONS.values(), *signatures.METHODS.values()):
-        sig = signatures._parse(text)
+        sig = signatures._parse(text.removeprefix(signatures.HIDDEN))
         assert all(p.name.isidentifier() and p.kind for p in sig.params), text
+
+
+PUBLIC_METHODS = sorted(name for name in Tensor._tg_public if not name.startswith("_")
+                        and callable(getattr(ours_torch.ones(2, 3), name, None)))
+NO_PARAMETERS = [name for name in PUBLIC_METHODS if name in _registry_methods()
+                 and signatures._takes_nothing(getattr(ours_torch.ones(2, 3), name))]
+
+
+def _program_error(call: str) -> str | None:
+    result = run_source(f"x = torch.ones(2, 3)\nx.{call}\n", "p.tg")
+    return None if result.error is None else result.error.message
+
+
+@needs_torch
+def test_methods_without_parameters_refuse_arguments_as_torch_does():
+    """The unary ops (torch defines them without parameters): Python's message, as torch's
+    bound methods give it for a call written in a program."""
+    import torch
+
+    assert len(NO_PARAMETERS) > 50
+    for name in NO_PARAMETERS:
+        for written in ("1", "1, 2", "k=1"):
+            try:
+                eval(f"o.{name}({written})", {"o": torch.ones(2, 3)})  # noqa: S307 - torch's side
+                want = None
+            except TypeError as exc:
+                want = str(exc)
+            assert _program_error(f"{name}({written})") == want, (name, written)
+
+
+INTERNAL_TEXTS = ("object has no attribute", "ufunc", "not supported between",
+                  "object is not iterable", "dtype(", "unsupported operand type", "positional "
+                  "argument but")
+
+
+@pytest.mark.parametrize("argument", ['"a"', "None", "[1]"])
+def test_an_argument_of_the_wrong_type_names_no_internal(argument):
+    """Any Tensor method given a string, None or a list fails (or works) with torch's kind of
+    message: never the engine's own reading of the value (an internal name or NumPy's text)."""
+    leaks = []
+    for name in PUBLIC_METHODS:
+        message = _program_error(f"clone().{name}({argument})")
+        if message is not None and any(text in message for text in INTERNAL_TEXTS):
+            leaks.append(f"{name}: {message}")
+    assert not leaks, "\n".join(leaks)
