@@ -302,6 +302,9 @@ def _same_size(left, right, i) -> None:
 
 @exposes(functions=("einsum",))
 def einsum(equation, *operands):
+    if not isinstance(equation, str):  # (torch's other form, operands with sublists, is not supported)
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:

@@ -175,7 +175,10 @@ def broadcast_tensors(*tensors):
     """Each tensor expanded to the shape they broadcast to (one already of it is returned
     as it is, as torch does)."""
     target = ()
-    for t in tensors:
+    for i, t in enumerate(tensors):
+        if not hasattr(t, "_grad_fn"):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
         check_broadcast(target, t.array.shape, t.array.dtype)
         target = np.broadcast_shapes(target, t.array.shape)
     return tuple(t if t.array.shape == target else expand(t, target) for t in tensors)

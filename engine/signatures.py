@@ -63,8 +63,12 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "pow": ("(Tensor input, Tensor exponent, *, Tensor out = None)",
             "(Number self, Tensor exponent, *, Tensor out = None)",
             "(Tensor input, Number exponent, *, Tensor out = None)"),
-    "clamp": ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
-              "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)"),
+    **{name: ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+              "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+       for name in ("clamp", "clip")},
+    **{name: ("(Tensor input, Tensor min = None, Tensor max = None)",
+              "(Tensor input, Number min = None, Number max = None)")
+       for name in ("clamp_", "clip_")},
     "where": ("(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
               "(Tensor condition, Number self, Tensor other)",
               "(Tensor condition, Tensor input, Number other)",
@@ -405,6 +409,10 @@ def call_error(exc: Exception, function, name: str, owner, args: tuple, kwargs: 
         text = _wrong_type(name, exc.param, exc.kind, exc.value, args, kwargs)
     if text is None and method and (args or kwargs) and _takes_nothing(function):
         text = _no_arguments(name, args, kwargs)
+    if text is None and isinstance(exc, TypeError):
+        inner = getattr(inspect.unwrap(function), "__name__", name)
+        if inner != name and str(exc).startswith(f"{inner}()"):  # (an alias: torch.absolute)
+            text = name + str(exc)[len(inner):]
     if text is None:
         found = _READ_AS_TENSOR.fullmatch(str(exc))
         if found:

@@ -9,6 +9,7 @@ import itertools
 import pytest
 
 from autodiff.engine import signatures
+from autodiff.engine.api import _TORCH_FUNCTIONS
 from autodiff.engine.api import torch as ours_torch
 from autodiff.engine.tensor import Tensor, _registry_methods
 from autodiff.interpreter import run_source
@@ -133,8 +134,13 @@ NO_PARAMETERS = [name for name in PUBLIC_METHODS if name in _registry_methods()
                  and signatures._takes_nothing(getattr(ours_torch.ones(2, 3), name))]
 
 
+TORCH_FUNCTIONS = sorted(name for name in _TORCH_FUNCTIONS if not name.startswith("_"))
+
+
 def _program_error(call: str) -> str | None:
-    result = run_source(f"x = torch.ones(2, 3)\nx.{call}\n", "p.tg")
+    """The error of `x.call` (or of the statement `call`) on a 2x3 tensor x, if any."""
+    statement = call if call.startswith("x = ") else f"x.{call}"
+    result = run_source(f"x = torch.ones(2, 3)\n{statement}\n", "p.tg")
     return None if result.error is None else result.error.message
 
 
@@ -156,17 +162,32 @@ def test_methods_without_parameters_refuse_arguments_as_torch_does():
 
 
 INTERNAL_TEXTS = ("object has no attribute", "ufunc", "not supported between",
-                  "object is not iterable", "dtype(", "unsupported operand type", "positional "
-                  "argument but")
+                  "object is not iterable", "dtype(", "unsupported operand type")
 
 
 @pytest.mark.parametrize("argument", ['"a"', "None", "[1]"])
 def test_an_argument_of_the_wrong_type_names_no_internal(argument):
-    """Any Tensor method given a string, None or a list fails (or works) with torch's kind of
-    message: never the engine's own reading of the value (an internal name or NumPy's text)."""
+    """Any Tensor method or torch function given a string, None or a list fails (or works) with
+    torch's kind of message: never the engine's own reading of the value (an internal name or
+    NumPy's text)."""
     leaks = []
-    for name in PUBLIC_METHODS:
-        message = _program_error(f"clone().{name}({argument})")
+    for call in [f"clone().{name}({argument})" for name in PUBLIC_METHODS] + \
+            [f"x = torch.{name}(x, {argument})" for name in TORCH_FUNCTIONS]:
+        message = _program_error(call)
         if message is not None and any(text in message for text in INTERNAL_TEXTS):
-            leaks.append(f"{name}: {message}")
+            leaks.append(f"{call}: {message}")
     assert not leaks, "\n".join(leaks)
+
+
+@needs_torch
+def test_an_alias_is_named_as_it_was_called():
+    """torch.absolute and torch.abs_ are the engine's abs underneath: a refused call names the
+    function the program called, as torch does."""
+    import torch
+
+    for name in ("absolute", "abs_", "arccos", "sin_", "clip"):
+        try:
+            eval(f"torch.{name}(o, 1, 2, 3)", {"torch": torch, "o": torch.ones(2)})  # noqa: S307
+        except TypeError as exc:
+            want = str(exc)
+        assert _program_error(f"x = torch.{name}(x, 1, 2, 3)") == want, name
