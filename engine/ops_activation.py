@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .graph import record
-from .operands import c_order, dims, floating
+from .operands import ArgumentTypeError, c_order, dims, floating
 from .ops_arith import sub
 from .ops_inplace import inplace as write_in_place
 from .ops_inplace import unary_inplace
@@ -335,6 +335,7 @@ word("sigmoid", _sigmoid)(sigmoid)
 
 @exposes(LEAKY_RELU, nn=("leaky_relu",))
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _number("negative_slope", negative_slope)
     x = input.array
     out = np.where(x > 0, x, x * x.dtype.type(negative_slope)).astype(x.dtype, copy=False)
     return _maybe_inplace(input, record(LEAKY_RELU, out, (input,), {"slope": negative_slope}),
@@ -356,6 +357,8 @@ def gelu(input, approximate="none"):
 
 @exposes(SOFTPLUS, nn=("softplus",))
 def softplus(input, beta=1.0, threshold=20.0):
+    _number("beta", beta)
+    _number("threshold", threshold)
     x = floating(input)
     out = np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
     return record(SOFTPLUS, out.astype(x.dtype, copy=False), (input,),
@@ -364,6 +367,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 @exposes(ELU, nn=("elu",))
 def elu(input, alpha=1.0, inplace=False):
+    _number("alpha", alpha)
     x = floating(input)
     out = np.where(x > 0, x, alpha * np.expm1(x)).astype(x.dtype, copy=False)
     return _maybe_inplace(input, record(ELU, out, (input,), {"alpha": alpha}), inplace)
@@ -371,6 +375,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 @exposes(HARDTANH, nn=("hardtanh",))
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:  # (torch's F.hardtanh checks this first: a str fails the comparison)
+        raise ValueError("min_val cannot be greater than max_val")
     x = input.array
     out = np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
     return _maybe_inplace(input, record(HARDTANH, out, (input,),
@@ -394,6 +400,13 @@ def silu(input, inplace=False):
     x = floating(input)
     return _maybe_inplace(input, record(SILU, (x * _sigmoid(x)).astype(x.dtype, copy=False),
                                         (input,)), inplace)
+
+
+def _number(param: str, value) -> None:
+    """torch's parser takes a Python number (or a 0-d tensor) for a Number parameter."""
+    if type(value) not in (int, float, bool) and not (
+            hasattr(value, "array") and getattr(value.array, "ndim", 1) == 0):
+        raise ArgumentTypeError(param, "Number", value)
 
 
 def _maybe_inplace(input, result, inplace):

@@ -228,7 +228,7 @@ def bernoulli(input=None, p=None, generator=None):
 def dropout(input, p=0.5, training=True, inplace=False):
     """torch.nn.functional.dropout: zero each element with chance p, scale the rest by
     1/(1-p); the mask is torch's bernoulli_(1 - p) draw."""
-    if not 0 <= p <= 1:
+    if p < 0.0 or p > 1.0:  # (written as torch's F.dropout: a str p fails this comparison alike)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.array.size == 0:
         return input

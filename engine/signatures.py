@@ -398,13 +398,15 @@ def call_error(exc: Exception, function, name: str, owner, args: tuple, kwargs: 
     unknown)."""
     if not isinstance(exc, (TypeError, AttributeError)):
         return exc
+    module = getattr(owner, "_tg_module_name", None)
     if _is_tensor(getattr(function, "__self__", None)):
         method = True
-    elif getattr(owner, "_tg_module_name", None) == "torch":
+    elif module in ("torch", "torch.nn.functional"):
         method = False
     else:
         return exc
-    text = message(name, method, args, kwargs)
+    # (the table holds torch.X's signatures: F.X's differ, so only the general cases below)
+    text = message(name, method, args, kwargs) if module != "torch.nn.functional" else None
     if text is None and hasattr(exc, "param") and hasattr(exc, "kind"):  # ArgumentTypeError
         text = _wrong_type(name, exc.param, exc.kind, exc.value, args, kwargs)
     if text is None and method and (args or kwargs) and _takes_nothing(function):
