@@ -24,7 +24,20 @@ def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
     if dtype is None and array.dtype == np.float64 and type(data) is not Tensor \
             and type(data).__module__ != NUMPY_DATA:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
+    if dtype is not None and type(data) is not Tensor:
+        _check_fits_integers(array, dtype.np)
     return finish_creation(array, dtype, requires_grad)
+
+
+def _check_fits_integers(array, target) -> None:
+    """torch converts each Python number to an integer dtype with a range check (NumPy's
+    astype would wrap 2**31 to -2**31 in int32)."""
+    if target.kind not in "iu" or not array.size or array.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(target)
+    low, high = array.min(), array.max()
+    if not (info.min <= low and high <= info.max):  # (nan fails both, as in torch)
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
 
 
 def from_numpy(array) -> Tensor:

@@ -185,9 +185,11 @@ def _format_cells(flat: np.ndarray, options) -> _Cells:
 
     values = flat.tolist()  # Python floats of the stored (e.g. float32) values
     finite_nz = np.isfinite(flat) & (flat != 0)
-    style = _float_style(flat[finite_nz])
-    if options.sci_mode is not None:  # set_printoptions(sci_mode=...) overrides the choice
-        style = "sci" if options.sci_mode else ("int" if style == "int" else "fixed")
+    shown = flat[finite_nz]
+    integral, sci = _float_style(shown)
+    if options.sci_mode is not None and shown.size:  # set_printoptions(sci_mode=...) decides,
+        sci = options.sci_mode  # (except with no finite non-zero value: torch's early return)
+    style = "sci" if sci else ("int" if integral else "fixed")
     precision = options.precision
     if style == "sci":
         raw = [f"{v:.{precision}e}" for v in values]
@@ -203,17 +205,17 @@ def _format_cells(flat: np.ndarray, options) -> _Cells:
     return _Cells([s.rjust(width) for s in raw], width)
 
 
-def _float_style(nonzero: np.ndarray) -> str:
-    """'int', 'fixed' or 'sci' from the finite non-zero values (torch's auto sci_mode)."""
+def _float_style(nonzero: np.ndarray) -> tuple[bool, bool]:
+    """(every value integral, torch's automatic sci_mode) from the finite non-zero values."""
     if nonzero.size == 0:
-        return "int"
+        return True, False
     magnitude = np.abs(nonzero.astype(np.float64))
     big = float(magnitude.max())
     small = float(magnitude.min())
     spread = big / small > 1000.0 or big > 1.0e8
     if bool(np.all(np.ceil(nonzero) == nonzero)):
-        return "sci" if spread else "int"
-    return "sci" if spread or small < 1.0e-4 else "fixed"
+        return True, spread
+    return False, spread or small < 1.0e-4
 
 
 _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
