@@ -63,7 +63,8 @@ ERROR_CLASSES = [
     ("backward through a freed graph", r"backward through the graph a second time"),
     ("implicit gradient of a non-scalar", r"grad can be implicitly created only for scalar"),
     ("backward of a tensor without grad", r"does not require grad and does not have a grad_fn"),
-    ("grad of an input outside the graph", r"One of the differentiated Tensors"),
+    ("grad of an input outside the graph",  # (torch 2.13 words the unused one by its index)
+     r"One of the differentiated Tensors|The differentiated Tensor at index"),
     ("gradient of the wrong shape", r"Mismatch in shape"),
     ("shapes that do not broadcast", r"must match the size of tensor b"),
     ("matmul shapes", r"cannot be multiplied|size mismatch|Expected size for first two"),
