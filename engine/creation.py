@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import devices, dtypes, ranges
-from .operands import NUMPY_DATA, check_sizes, infer_array, shape_arg
+from .operands import NUMPY_DATA, check_sizes, data_as, infer_array, shape_arg
 from .ops_new import new_leaf
 from .session import check_allocation, check_fill_value
 from .tensor import Tensor
@@ -25,19 +25,8 @@ def tensor(data, dtype=None, requires_grad=False, device=None) -> Tensor:
             and type(data).__module__ != NUMPY_DATA:
         array = array.astype(dtypes.DEFAULT_FLOAT.np)  # Python floats take the default dtype
     if dtype is not None and type(data) is not Tensor:
-        _check_fits_integers(array, dtype.np)
+        array = data_as(array, dtype.np)
     return finish_creation(array, dtype, requires_grad)
-
-
-def _check_fits_integers(array, target) -> None:
-    """torch converts each Python number to an integer dtype with a range check (NumPy's
-    astype would wrap 2**31 to -2**31 in int32)."""
-    if target.kind not in "iu" or not array.size or array.dtype.kind not in "iuf":
-        return
-    info = np.iinfo(target)
-    low, high = array.min(), array.max()
-    if not (info.min <= low and high <= info.max):  # (nan fails both, as in torch)
-        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
 
 
 def from_numpy(array) -> Tensor:

@@ -209,6 +209,17 @@ _DATA_NUMBERS = (bool, int, float)
 NUMPY_DATA = "autodiff.engine.numpy_data"  # the module of a program's NumPy arrays
 
 
+def data_as(array: np.ndarray, target: np.dtype) -> np.ndarray:
+    """A program's numbers (read by infer_array) in the dtype it asked for: torch converts
+    each number with a range check, where NumPy's astype would wrap 2**31 to -2**31."""
+    if target.kind in "iu" and array.size and array.dtype.kind in "iuf":
+        info = np.iinfo(target)
+        if not (info.min <= array.min() and array.max() <= info.max):  # (nan fails both)
+            raise RuntimeError(f"value cannot be converted to type {target.name} without "
+                               "overflow")
+    return array.astype(target)
+
+
 def infer_array(data, floats: bool = False) -> np.ndarray:
     """The NumPy array torch.tensor builds from nested lists of numbers, bools and tensors
     (Python floats as float64 here: torch.tensor narrows them to the default dtype). An

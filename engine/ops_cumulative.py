@@ -65,9 +65,15 @@ CUMSUM = op("CumsumBackward0", _cumsum_vjp,
 
 @exposes(CUMSUM, functions=("cumsum",), methods=("cumsum",))
 def cumsum(a, dim, dtype=None):
+    return _running(CUMSUM, np.add, a, dim, dtype)
+
+
+def _running(entry, ufunc, a, dim, dtype):
+    """A running sum or product along `dim`, recorded with the input's dtype (the rules
+    cast the gradient back to it)."""
     x = a.array
     d = dims(dim, x.ndim)[0]
-    return record(CUMSUM, _scanned(np.add, x, d, dtype), (a,), {"dim": d, "in_dtype": x.dtype})
+    return record(entry, _scanned(ufunc, x, d, dtype), (a,), {"dim": d, "in_dtype": x.dtype})
 
 
 word("cumsum", lambda g, dim: _scanned(np.add, g, dim, None))(cumsum)
@@ -143,10 +149,7 @@ CUMPROD = op("CumprodBackward0", _cumprod_vjp, saves="io",
 
 @exposes(CUMPROD, functions=("cumprod",), methods=("cumprod",))
 def cumprod(a, dim, dtype=None):
-    x = a.array
-    d = dims(dim, x.ndim)[0]
-    return record(CUMPROD, _scanned(np.multiply, x, d, dtype), (a,),
-                  {"dim": d, "in_dtype": x.dtype})
+    return _running(CUMPROD, np.multiply, a, dim, dtype)
 
 
 word("cumprod", lambda g, dim: _scanned(np.multiply, g, dim, None))(cumprod)

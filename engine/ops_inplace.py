@@ -259,12 +259,14 @@ def check_result_fits(a, operands) -> None:
                                f"shape {list(full)}")
 
 
-def inplace(a, result):
-    """Write `result` into `a`'s storage and bump its version, as torch's `op_` do."""
+def inplace(a, result, checked: bool = False):
+    """Write `result` into `a`'s storage and bump its version, as torch's `op_` do
+    (`checked`: check_result_fits already refused what torch refuses before computing)."""
     if result is NotImplemented:
         return NotImplemented
-    check_inplace(a)
-    check_internal_overlap(a)
+    if not checked:
+        check_inplace(a)
+        check_internal_overlap(a)
     node = result.grad_fn
     if node is not None and node.saved is not None:
         _keep_original(node, a)
@@ -355,9 +357,10 @@ def inplace_method(fn, name):
             for key in options.keys() - keywords:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
             check_result_fits(a, (b, *options.values()))
-            return inplace(a, fn(a, b, **options))
+            return inplace(a, fn(a, b, **options), checked=True)
         if type(b) is type(a) or type(b) in NUMBERS:  # (else fn's argument error comes first)
             check_result_fits(a, (b,))
+            return inplace(a, fn(a, b), checked=True)
         return inplace(a, fn(a, b))
     method.__name__ = method.__qualname__ = name
     return method
@@ -367,8 +370,12 @@ def unary_inplace(fn, name):
     """`a.sin_()` / `torch.sin_(a)`: the function's result written into a (recorded as the
     function itself, SinBackward0, as torch's in-place variants are)."""
     def method(a, *args, **kwargs):
-        if hasattr(a, "_grad_fn"):  # (else the op's own argument error)
-            check_result_fits(a, (*args, *kwargs.values()))
+        given = (*args, *kwargs.values())
+        # (an argument of another kind: the op's own argument error comes first, as torch's)
+        if hasattr(a, "_grad_fn") and builtins.all(
+                v is None or type(v) is type(a) or type(v) in NUMBERS for v in given):
+            check_result_fits(a, given)
+            return inplace(a, fn(a, *args, **kwargs), checked=True)
         return inplace(a, fn(a, *args, **kwargs))
     method.__name__ = method.__qualname__ = name
     method.__wrapped__ = fn  # (its parameters are fn's: what argument errors are worded from)
@@ -551,7 +558,9 @@ def setitem(a, key, value):
     if key is True:
         key = items = (None,)  # torch copies into a.unsqueeze(0), as for `a[None] = value`
     number = type(value) in NUMBERS
-    if not number and not hasattr(value, "_grad_fn"):
+    if number:
+        check_fill_value(value, a.array.dtype)  # (torch writes a number with fill_)
+    elif not hasattr(value, "_grad_fn"):
         kind = getattr(type(value), "_tg_type_name", None) or type(value).__name__
         raise TypeError(f"can't assign a {kind} to a "
                         f"{LEGACY_TYPE_NAMES.get(a.array.dtype.name, 'torch.Tensor')}")

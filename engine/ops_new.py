@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import devices
-from .operands import check_sizes, infer_array, shape_arg
+from .operands import check_sizes, data_as, infer_array, shape_arg
 from .registry import Family
 from .session import check_allocation, check_fill_value, current
 
@@ -59,5 +59,5 @@ def new_full(a, size, fill_value, dtype=None, requires_grad=False, device=None):
 def new_tensor(a, data, dtype=None, requires_grad=False, device=None):
     devices.check(device)
     dt = dtype or a.dtype
-    array = infer_array(data, floats=dt.is_floating_point).astype(dt.np)
+    array = data_as(infer_array(data, floats=dt.is_floating_point), dt.np)
     return new_leaf(type(a), array, requires_grad)

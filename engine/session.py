@@ -138,9 +138,14 @@ _C_INT = {"int64": "int64_t", "int32": "int"}  # the C type names torch's messag
 
 
 def check_fill_value(value, dtype) -> None:
-    """A Python int filled into an integer tensor must fit its dtype (NumPy would raise its
-    own OverflowError, or wrap): torch's error."""
-    if type(value) is int and dtype.kind == "i" and value >= 1 << (dtype.itemsize * 8 - 1):
+    """A Python number filled into an integer tensor must fit its dtype (NumPy would raise
+    its own OverflowError, or wrap): torch's error."""
+    if type(value) not in (int, float) or dtype.kind != "i":
+        return
+    bits = dtype.itemsize * 8 - 1
+    if type(value) is int and value < -(1 << bits) and dtype.name == "int64":
+        raise OverflowError("can't convert negative int to unsigned")  # (torch's own words)
+    if not -(1 << bits) <= value < 1 << bits:  # (a float nan fails it too)
         raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
                            "overflow")
 

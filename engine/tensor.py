@@ -17,7 +17,7 @@ from . import (hooks, ops_activation, ops_arith, ops_cumulative, ops_division, o
                ops_index, ops_inplace, ops_linalg, ops_losses, ops_math, ops_nn, ops_random,
                ops_reduce, ops_shape)
 from . import ops_logical, ops_new, ops_pieces, ops_stats  # (after the families their rules build on)
-from .operands import check_sizes, infer_array, sum_to, type_word
+from .operands import check_sizes, data_as, infer_array, sum_to, type_word
 from .session import check_allocation
 from .printing import format_size, format_spec, format_tensor
 from .registry import FAMILIES, Rules
@@ -136,7 +136,7 @@ class _TensorType(type):
             check_allocation(shape, dtype)
             return Tensor._wrap(np.zeros(shape, dtype=dtype))  # (torch leaves it uninitialized)
         if len(args) == 1 and not isinstance(args[0], (bool, int, float, str)):
-            return Tensor._wrap(infer_array(args[0], floats=dtype.kind == "f").astype(dtype))
+            return Tensor._wrap(data_as(infer_array(args[0], floats=dtype.kind == "f"), dtype))
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
 
     def __instancecheck__(cls, obj) -> bool:
