@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, summation
 from .graph import NUMBERS
 from .session import check_allocation, current
 
@@ -169,14 +169,16 @@ def type_word(dt) -> str:
 
 
 def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
-    """Sum a broadcast gradient array back to an input's shape."""
+    """Sum a broadcast gradient array back to an input's shape (torch's at::sum_to: one sum
+    over the leading and the stretched dims, in torch's order)."""
     lead = g.ndim - len(shape)
-    kept = () if 1 not in shape else \
-        tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
-    if lead:
-        g = np.add.reduce(g, axis=tuple(range(lead)))  # the usual case: a bias's leading dims
-    if kept:
-        g = np.add.reduce(g, axis=tuple(k - lead for k in kept), keepdims=True)
+    if lead == 1 and shape == g.shape[1:]:
+        return summation.along(g, (0,), False)  # (the usual case: a bias's batch dim)
+    axes = tuple(range(lead))
+    if 1 in shape:
+        axes += tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if axes:
+        g = summation.along(g, axes, True)
     return g if g.shape == shape else g.reshape(shape)
 
 

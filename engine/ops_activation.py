@@ -12,12 +12,13 @@ import warnings
 
 import numpy as np
 
+from . import summation
 from .graph import record
 from .operands import ArgumentTypeError, c_order, dims, floating
 from .ops_arith import sub
 from .ops_inplace import inplace as write_in_place
 from .ops_inplace import unary_inplace
-from .ops_math import _erf
+from .ops_math import _erf, in_double
 from .registry import Check, Family, any_, away_from_zero
 
 family = Family("Activations")
@@ -79,13 +80,18 @@ RELU = op("ReluBackward0", lambda F, g, out, a: F.threshold_backward(g, out, 0),
           formulas=("∂relu(a)/∂a = [a > 0]: g·[out > 0]",), check=Check(lambda a: a.relu(), (away_from_zero(3),)))
 
 
+_exp = in_double(np.exp)
+_log = in_double(np.log)
+_tanh = in_double(np.tanh)
+
+
 def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
+    return 1 / (1 + _exp(-x))
 
 
 @exposes(TANH, functions=("tanh",), methods=("tanh",), nn=("tanh",))
 def tanh(a):
-    return record(TANH, np.tanh(floating(a)), (a,))
+    return record(TANH, _tanh(floating(a)), (a,))
 
 
 @exposes(SIGMOID, functions=("sigmoid",), methods=("sigmoid",), nn=("sigmoid",))
@@ -105,18 +111,38 @@ def relu(a, inplace=False):
 
 # === softmax and log_softmax =====================================================================
 
+def _exp_sums(shifted, dim):
+    """exp of a max-shifted input and its sums over `dim`, kept, in torch's softmax kernels'
+    order: along the last dim by vector lanes, along another one element after another."""
+    e = _exp(shifted)
+    return e, _kernel_sums(e, dim)
+
+
 def _softmax_array(x, dim):
-    shifted = x - np.max(x, axis=dim, keepdims=True)
-    e = np.exp(shifted)
-    return e / np.sum(e, axis=dim, keepdims=True)
+    e, sums = _exp_sums(x - _row_max(x, dim), dim)
+    return e * (1 / sums)  # (torch multiplies by the sum's reciprocal)
+
+
+def _row_max(x, dim):
+    # (-inf for an empty dim: its softmax is as empty as torch's)
+    return np.max(x, axis=dim, keepdims=True, initial=-np.inf)
+
+
+def _kernel_sums(values, dim):
+    """Sums over `dim`, kept, in the order of torch's softmax kernels (see _exp_sums)."""
+    if values.ndim == 0:
+        return values
+    if dim == values.ndim - 1:
+        return summation.along_last_by_lanes(values)
+    return np.add.accumulate(values, axis=dim).take([-1], axis=dim)
 
 
 def _softmax_backward_array(g, y, dim):
-    return y * (g - np.sum(g * y, axis=dim, keepdims=True))
+    return y * (g - _kernel_sums(g * y, dim))
 
 
 def _log_softmax_backward_array(g, y, dim):
-    return g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)
+    return g - _exp(y) * _kernel_sums(g, dim)
 
 
 SOFTMAX_BACKWARD = op(
@@ -178,8 +204,8 @@ def softmax(a, dim, dtype=None):
 def log_softmax(a, dim, dtype=None):
     x = floating(a) if dtype is None else a.array.astype(dtype.np)
     d = dims(dim, x.ndim)[0]
-    shifted = x - np.max(x, axis=d, keepdims=True)
-    out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+    shifted = x - _row_max(x, d)
+    out = shifted - _log(_exp_sums(shifted, d)[1])
     return record(LOG_SOFTMAX, c_order(out), (a,), {"dim": d})
 
 

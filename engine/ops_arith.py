@@ -185,12 +185,41 @@ add_scalar = word("add_scalar", lambda t, c: t + c)(_scalar_word(ADD_SCALAR, np.
 
 # === powers ====================================================================================
 
+def scalar_power(x, exponent):
+    """x ** exponent (a Python number) on an array, as torch's kernel computes it: 2, 3, -1,
+    -2 and -0.5 by multiplications, division and sqrt (so 3 is x·x·x, to the last place);
+    any other float32 power rounded once from float64 (torch's pow is within an ulp)."""
+    if x.dtype.kind != "f":
+        return np.power(x, exponent)
+    if exponent == 2:
+        return x * x
+    if exponent == 3:
+        return x * x * x
+    if exponent == -1:
+        return 1 / x
+    if exponent == -2:
+        return 1 / (x * x)
+    if exponent == -0.5:
+        return 1 / np.sqrt(x)
+    if exponent == 0.5:
+        return np.sqrt(x)
+    return _array_power(x, exponent)
+
+
+def _array_power(x, y, dtype=None):
+    if (x.dtype if dtype is None else dtype) == np.float32:
+        return np.power(x, y, dtype=np.float64).astype(np.float32)
+    return np.power(x, y)
+
+
 def _pow_scalar_exponent(F, g, out, a, exponent):
     if exponent == 0:
         return F.zeros_like(g)
     if exponent == 2 and not hasattr(a, "_grad_fn"):
         return g * (2 * a)  # on arrays a ** 1 is a itself: one array op fewer per backward
-    return g * F.mul_scalar(a ** (exponent - 1), exponent)
+    # (torch's pow_backward: the same pow kernel, one power lower)
+    lower = a ** (exponent - 1) if hasattr(a, "_grad_fn") else scalar_power(a, exponent - 1)
+    return g * F.mul_scalar(lower, exponent)
 
 
 def _pow_tensor_base(F, g, out, a, b):
@@ -222,10 +251,10 @@ def pow(a, exponent):
     except NotAnOperand:
         return NotImplemented
     if type(exponent) is type(a):
-        return record(POW_TENSOR, finish(np.power(x, y), dt), (a, exponent))
+        return record(POW_TENSOR, finish(_array_power(x, y, dt), dt), (a, exponent))
     if dt.kind in "iu" and y < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return record(POW_SCALAR, finish(np.power(x, y), dt), (a,), {"exponent": exponent})
+    return record(POW_SCALAR, finish(scalar_power(x, y), dt), (a,), {"exponent": exponent})
 
 
 @exposes(POW_BASE, methods=("__rpow__",))
@@ -237,7 +266,7 @@ def rpow(a, base):
         x, y, dt = binary(a, base)
     except NotAnOperand:
         return NotImplemented
-    return record(POW_BASE, finish(np.power(y, x), dt), (a,), {"base": base})
+    return record(POW_BASE, finish(_array_power(y, x, dt), dt), (a,), {"base": base})
 
 
 # === where, clamp ===============================================================================

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from . import summation
 from .graph import record
 from .operands import ArgumentTypeError, binary, floating
 from .ops_math import abs as abs_
@@ -42,8 +43,8 @@ def _reduction(reduction, size_average=None, reduce=None) -> str:
 
 def _reduce(array, reduction):
     if reduction == "mean":
-        return array.mean(dtype=array.dtype)
-    return array.sum(dtype=array.dtype) if reduction == "sum" else array
+        return summation.total(array) / array.size
+    return summation.total(array) if reduction == "sum" else array
 
 
 def _constant(like, tensor, shape=None):

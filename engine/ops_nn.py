@@ -7,12 +7,14 @@ import warnings
 
 import numpy as np
 
+from . import summation
 from .graph import record
 from .operands import binary, finish, type_word
 from .ops_activation import log_softmax
 from .ops_index import index
 from .ops_reduce import mean, sum
 from .registry import Check, Family, any_
+from .unsupported import Unsupported
 
 family = Family("Losses")
 op, exposes, word = family.op, family.exposes, family.word
@@ -73,7 +75,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
             "Please ensure they have the same size.", UserWarning, stacklevel=2)
     diff = (x - y) ** 2
     n = diff.size
-    out = diff if reduction == "none" else (diff.mean() if reduction == "mean" else diff.sum())
+    out = diff if reduction == "none" else \
+        (summation.total(diff) / n if reduction == "mean" else summation.total(diff))
     return record(MSE, finish(out, dt), (input, target), {"reduction": reduction, "n": n})
 
 
@@ -127,7 +130,6 @@ def nll_loss_values(gg, target, reduction, n):
     return mean(picked) if reduction == "mean" else sum(picked)
 
 
-# the target is not an input of torch's node (next_functions lists the log-probabilities only)
 # the target is not an input of torch's node: next_functions lists the log-probabilities only
 NLL = op("NllLossBackward0",
          lambda F, g, out, logp, reduction, n, cols:
@@ -141,6 +143,8 @@ NLL = op("NllLossBackward0",
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     _check_reduction(reduction)
+    if weight is not None:
+        raise Unsupported("nll_loss / cross_entropy with weight=")
     logp = input.array
     cols = target.array
     if cols.dtype.kind not in "iu":
@@ -151,12 +155,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     else:
         cols2 = cols
     n_classes = logp.shape[1]
+    if (cols2 == ignore_index).any():
+        raise Unsupported("nll_loss / cross_entropy with a target equal to ignore_index")
     bad = cols2[(cols2 < 0) | (cols2 >= n_classes)]
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds.")
     picked = -logp[np.arange(logp.shape[0]), cols2]
     n = picked.size
-    out = picked if reduction == "none" else (picked.mean() if reduction == "mean" else picked.sum())
+    out = picked if reduction == "none" else summation.nll_total(picked)
+    if reduction == "mean":
+        out = out / out.dtype.type(n)
     if input.array.ndim == 1 and reduction == "none":
         out = out.reshape(())
     return record(NLL, np.asarray(out, dtype=logp.dtype), (input,),
@@ -166,5 +174,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 @exposes(nn=("cross_entropy",))
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    return nll_loss(log_softmax(input, 1 if input.array.ndim > 1 else 0), target,
-                    reduction=reduction)
+    if label_smoothing:
+        raise Unsupported("cross_entropy with label_smoothing=")
+    return nll_loss(log_softmax(input, 1 if input.array.ndim > 1 else 0), target, weight,
+                    ignore_index=ignore_index, reduction=reduction)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from . import summation
 from .graph import NUMBERS, record
 from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims, finish,
                        floating, reduce_dims, type_word)
@@ -60,19 +61,21 @@ def _accumulating(a, dim, dtype, axis):
 @exposes(SUM_ALL, SUM_DIM, functions=("sum",), methods=("sum",))
 def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
     x, dim, out_dt = _accumulating(a, dim, dtype, axis)
+    if out_dt != x.dtype:
+        x = x.astype(out_dt)
     if dim is None:
-        return record(SUM_ALL, np.sum(x, dtype=out_dt), (a,), {"shape": x.shape})
+        return record(SUM_ALL, summation.total(x), (a,), {"shape": x.shape})
     chosen = reduce_dims(dim, x.ndim)
-    out = c_order(np.sum(x, axis=chosen, keepdims=keepdim, dtype=out_dt))
+    out = c_order(summation.along(x, tuple(chosen), keepdim))
     return record(SUM_DIM, out, (a,), {"shape": x.shape, "dims": chosen, "keepdim": keepdim})
 
 
 def _sum_dims_arrays(g, dims_, keepdim):
-    return np.add.reduce(g, axis=tuple(dims_), keepdims=keepdim)
+    return summation.along(g, tuple(dims_), keepdim)
 
 
 word("sum_dims", _sum_dims_arrays)(lambda g, dims_, keepdim: sum(g, dims_, keepdim))
-word("sum_all", lambda g: np.add.reduce(g, axis=None))(lambda g: sum(g))
+word("sum_all", summation.total)(lambda g: sum(g))
 
 MEAN_ALL = op("MeanBackward0",
               lambda F, g, out, a, shape: F.div_scalar(F.expand(g, shape), _count(shape)),
@@ -98,11 +101,9 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {type_word(x.dtype)}")
     if dim is None:
-        # the ufunc itself: np.mean adds microseconds of Python around the same sum
-        return record(MEAN_ALL, np.add.reduce(x, axis=None, dtype=x.dtype) / x.size, (a,),
-                      {"shape": x.shape})
-    chosen = reduce_dims(dim, x.ndim)
-    out = c_order(np.mean(x, axis=chosen, keepdims=keepdim, dtype=x.dtype))
+        return record(MEAN_ALL, summation.total(x) / x.size, (a,), {"shape": x.shape})
+    chosen = reduce_dims(dim, x.ndim)  # (torch's mean is its sum divided by the count)
+    out = c_order(summation.along(x, tuple(chosen), keepdim) / _count(x.shape, chosen))
     return record(MEAN_DIM, out, (a,), {"shape": x.shape, "dims": chosen, "keepdim": keepdim})
 
 
