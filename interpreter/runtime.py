@@ -1,9 +1,11 @@
-"""Run-time support: control-flow signals, builtins, the math namespace, .tg functions."""
+"""Run-time support: control-flow signals, builtins, the math and random namespaces, .tg
+functions."""
 
 from __future__ import annotations
 
 import builtins as _py
 import math as _math
+import random as _random
 import sys
 from typing import Any, TextIO
 
@@ -33,17 +35,77 @@ class Runtime:
 
 
 class MathNamespace:
-    """The part of `math` the contract offers."""
+    """Python's `math`: its numbers and pure functions (the ones whose work grows with an
+    argument are bounded as the language's integers are)."""
 
-    _tg_public = frozenset({"pi", "e", "sqrt", "exp", "log", "sin", "cos"})
+    _tg_public = frozenset(
+        "pi e tau inf nan sqrt exp exp2 expm1 log log2 log10 log1p pow sin cos tan asin acos "
+        "atan atan2 sinh cosh tanh asinh acosh atanh hypot degrees radians floor ceil trunc "
+        "fabs fmod remainder copysign modf frexp ldexp isclose isfinite isinf isnan erf erfc "
+        "gamma lgamma gcd lcm isqrt factorial comb perm cbrt".split())
     _tg_module_name = "math"
 
     def __init__(self) -> None:
         for name in self._tg_public:
-            setattr(self, name, getattr(_math, name))
+            if hasattr(_math, name):  # (exp2, cbrt: Python 3.11 on)
+                setattr(self, name, getattr(_math, name))
+        self.factorial = _bounded(_math.factorial, "factorial")
+        self.comb = _bounded(_math.comb, "comb")
+        self.perm = _bounded(_math.perm, "perm")
 
     def __repr__(self) -> str:
         return "<module 'math' (built-in)>"
+
+
+_COMBINATORIAL_LIMIT = 20_000  # factorial(20000) has 77,338 digits: under MAX_INT_BITS's
+
+
+def _bounded(function, name: str):
+    """factorial, comb and perm of a huge number run for minutes in C: refused first."""
+    def bounded(*args):
+        if args and type(args[0]) is int and args[0] > _COMBINATORIAL_LIMIT:
+            raise bounds.IntegerLimit(f"math.{name}() of a number over {_COMBINATORIAL_LIMIT:,} "
+                                      "is over the limit of .tg programs' integers")
+        return function(*args)
+    bounded.__name__ = bounded.__qualname__ = name
+    return bounded
+
+
+class RandomNamespace:
+    """Python's `random` (d2l shuffles its batches with it), on a generator of this run's
+    own: seeded, the same numbers as CPython's; unseeded, new ones each run, as Python's."""
+
+    _tg_public = frozenset(
+        "seed random uniform randint randrange choice choices shuffle sample gauss "
+        "normalvariate expovariate triangular betavariate getrandbits".split())
+    _tg_module_name = "random"
+
+    def __init__(self) -> None:
+        generator = _random.Random()
+        for name in self._tg_public:
+            setattr(self, name, _method(generator, name))
+
+    def __repr__(self) -> str:
+        return "<module 'random'>"
+
+
+def _method(generator, name: str):
+    """One of the generator's methods as a plain function, its sizes bounded."""
+    method = getattr(generator, name)
+
+    position = {"sample": 1, "getrandbits": 0}.get(name)  # where k is given by position
+
+    def call(*args, **kwargs):
+        size = args[position] if position is not None and len(args) > position else \
+            kwargs.get("k", 1)
+        if name == "getrandbits" and type(size) is int and size > bounds.MAX_INT_BITS:
+            raise bounds.IntegerLimit(f"random.getrandbits({size:,}) is over the limit of "
+                                      ".tg programs' integers")
+        if name in ("choices", "sample") and type(size) is int and size > bounds.MAX_ITEMS:
+            raise bounds.too_long(f"random.{name}(k={size:,})", size, "list")
+        return method(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 def make_builtins(rt: Runtime) -> dict[str, Any]:

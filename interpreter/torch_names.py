@@ -245,6 +245,12 @@ NAMES = {
         "isclose isfinite isinf isnan isqrt lcm ldexp lgamma log log10 log1p log2 modf nan "
         "nextafter perm pi pow prod radians remainder sin sinh sqrt tan tanh tau trunc ulp "
     ),
+    "random": (
+        "BPF LOG4 NV_MAGICCONST RECIP_BPF Random SG_MAGICCONST SystemRandom TWOPI betavariate "
+        "choice choices expovariate gammavariate gauss getrandbits getstate lognormvariate "
+        "normalvariate paretovariate randbytes randint random randrange sample seed setstate "
+        "shuffle triangular uniform vonmisesvariate weibullvariate "
+    ),
     "numpy": (
         "False_ ScalarType True_ abs absolute acos acosh add all allclose amax amin angle any "
         "append apply_along_axis apply_over_axes arange arccos arccosh arcsin arcsinh arctan "

@@ -99,7 +99,12 @@ NUMPY = ["np.ones(2).tofile('x.bin')", "np.ones(2).dump('x.pkl')", "np.ones(2).c
          "np.ones((2 ** 20, 1)) * np.ones((1, 2 ** 20))", "np.savetxt('x.txt', [1])",
          "np.ones(2).tobytes()", "np.random.RandomState", "np.asarray(np.ones(2)).setflags"]
 # random numbers: the Generator object, torch.nn.init and the functions behind them
-RANDOM = ["torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
+RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuffle.__closure__",
+          "import random\nrandom.random.__self__", "import random\nrandom.__dict__",
+          "import random\nrandom._inst", "from random import _inst", "import random\nrandom.seed = print",
+          "import random\nrandom.Random().getstate()", "from random import SystemRandom\nSystemRandom()",
+          "import random\nrandom.choices([1], k=10**9)", "math.factorial.__wrapped__",
+          "torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
           "torch.manual_seed(0)._words(3)", "torch.Generator()._next_normal",
           "torch.Generator().__init__", "torch.Generator.__dict__", "torch.Generator.__mro__",
           "torch.Generator().manual_seed.__self__", "torch.nn.init.__dict__",

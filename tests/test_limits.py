@@ -24,6 +24,25 @@ def test_huge_integers_are_refused(source):
     assert (error.line, error.col) == (1, 5)
 
 
+@pytest.mark.parametrize("source", ["import math\nx = math.factorial(10**6)",
+                                    "import math\nx = math.comb(10**6, 5000)",
+                                    "import math\nx = math.perm(10**7, 10**6)",
+                                    "import random\nx = random.getrandbits(10**9)"])
+def test_pythons_modules_refuse_huge_integers_before_computing_them(source):
+    started = time.perf_counter()
+    error = _error(source)
+    assert error.error_class == "OverflowError" and "limit" in error.message
+    assert time.perf_counter() - started < 1.0
+    assert run_source(source.replace("10**6", "20").replace("10**7", "30").replace("10**9", "64"),
+                      "limits.tg", out=io.StringIO(), err=io.StringIO()).error is None
+
+
+@pytest.mark.parametrize("source", ["import random\nx = random.choices([1], k=10**9)",
+                                    "import random\nx = random.sample(range(10**10), 10**9)"])
+def test_pythons_random_refuses_huge_samples(source):
+    assert _error(source).error_class == "MemoryError"
+
+
 @pytest.mark.parametrize("source", ["x = [0] * 10**9", "x = 'ab' * 10**9", "x = (1, 2) * 10**8"])
 def test_huge_repetitions_are_refused(source):
     assert _error(source).error_class == "MemoryError"
