@@ -8,8 +8,8 @@ from the registry families; creation functions from creation.py.
 from __future__ import annotations
 
 from . import autograd as _autograd
-from . import (autograd_gradcheck, creation, devices, dtypes, functional_autograd, init,
-               nn_layers, optim, random_creation)
+from . import (autograd_gradcheck, creation, data, devices, dtypes, functional_autograd,
+               init, nn_layers, optim, random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
@@ -110,6 +110,7 @@ nn = make_namespace("torch.nn", {"functional": functional,
 optim_namespace = make_namespace("torch.optim", dict(optim.OPTIMIZERS,
                                                      Optimizer=optim.Optimizer))
 func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
+utils = make_namespace("torch.utils", {"data": make_namespace("torch.utils.data", data.FUNCTIONS)})
 
 _TORCH_FUNCTIONS = _collect("functions")
 torch = make_namespace("torch", {
@@ -132,7 +133,7 @@ torch = make_namespace("torch", {
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "inference_mode": inference_mode,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
-    "optim": optim_namespace, "func": func,
+    "optim": optim_namespace, "func": func, "utils": utils,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
     "device": devices.device, "cuda": make_namespace("torch.cuda", {
         "is_available": devices.is_available, "device_count": devices.device_count}),
@@ -140,5 +141,5 @@ torch = make_namespace("torch", {
     **dtypes.ALIASES,
 })
 
-__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "Tensor", "Node",
-           "AccumulateGrad"]
+__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "utils", "Tensor",
+           "Node", "AccumulateGrad"]

@@ -52,7 +52,7 @@ def default_modules() -> dict[str, Any]:
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
             "torch.nn.init": api.nn.init, "torch.optim": api.optim_namespace,
             "torch.autograd": api.autograd, "torch.autograd.functional": api.autograd.functional,
-            "torch.func": api.func,
+            "torch.func": api.func, "torch.utils": api.utils, "torch.utils.data": api.utils.data,
             "math": MathNamespace(), "random": RandomNamespace()}
 
 

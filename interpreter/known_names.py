@@ -12,8 +12,8 @@ from autodiff.engine.unsupported import Unsupported
 # The modules a program may import; each is the engine's namespace, or a stand-in below
 # while the engine lacks it.
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
-           "torch.autograd", "torch.autograd.functional", "torch.func", "math", "random",
-           "numpy", "numpy.random")
+           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils",
+           "torch.utils.data", "math", "random", "numpy", "numpy.random")
 
 _lists: dict[str, frozenset] = {}
 

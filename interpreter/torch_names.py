@@ -239,6 +239,22 @@ NAMES = {
         "debug_unwrap functional_call functionalize grad grad_and_value hessian jacfwd jacrev "
         "jvp linearize rearrange replace_all_batch_norm_modules_ stack_module_state vjp vmap "
     ),
+    "torch.utils": (
+        "ThroughputBenchmark backcompat backend_registration checkpoint cmake_prefix_path "
+        "collect_env copyreg cpp_backtrace data deterministic dlpack "
+        "generate_methods_for_privateuse1_backend get_cpp_backtrace hooks "
+        "rename_privateuse1_backend set_module swap_tensors throughput_benchmark torch weak "
+        "weakref "
+    ),
+    "torch.utils.data": (
+        "BatchSampler ChainDataset ConcatDataset DFIterDataPipe DataChunk DataLoader Dataset "
+        "DistributedSampler IterDataPipe IterableDataset MapDataPipe RandomSampler Sampler "
+        "SequentialSampler StackDataset Subset SubsetRandomSampler TensorDataset "
+        "WeightedRandomSampler argument_validation dataloader datapipes dataset default_collate "
+        "default_convert distributed functional_datapipe get_worker_info graph graph_settings "
+        "guaranteed_datapipes_determinism non_deterministic random_split runtime_validation "
+        "runtime_validation_disabled sampler "
+    ),
     "math": (
         "acos acosh asin asinh atan atan2 atanh cbrt ceil comb copysign cos cosh degrees dist e "
         "erf erfc exp exp2 expm1 fabs factorial floor fmod frexp fsum gamma gcd hypot inf "

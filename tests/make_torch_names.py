@@ -16,8 +16,8 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "interpreter" / "torch_names.py"
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
-           "torch.autograd", "torch.autograd.functional", "torch.func", "math", "random",
-           "numpy", "numpy.random")
+           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils",
+           "torch.utils.data", "math", "random", "numpy", "numpy.random")
 
 
 def public(obj) -> list[str]:

@@ -35,10 +35,11 @@ FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "ex
                    "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "hasattr(t, 'x')",
                    "classmethod(len)", "staticmethod(len)", "property()", "id(t)", "hash(t)"]
 IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
-           "import torch.utils", "import builtins", "from os import system",
+           "import torch.utils.hipify", "import builtins", "from os import system",
            "from torch import _C", "import importlib", "import torch.nn.functional.os",
            "import math as os\nimport os", "from torch import save\nsave(t, 'x.pt')",
-           "from numpy import fromfile\nfromfile('x')", "from torch.utils import data",
+           "from numpy import fromfile\nfromfile('x')",
+           "from torch.utils import checkpoint\ncheckpoint.checkpoint",
            "from math import __loader__", "from torch import *", "from numpy import *",
            "import numpy.random as r\nr.state.get_state()",
            "def g():\n    from math import *\n", "from torch.optim import SGD\nSGD(1).__init__"]
@@ -47,7 +48,7 @@ FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)
                   "f'{t.__class__}'", "f'{y.grad_fn.__class__.__mro__}'",
                   "f'{t.array}'", "'{0.array}'.format(t)"]
 TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
-            "torch.utils", "torch.ops", "torch.numpy()", "torch.hub",
+            "torch.utils.checkpoint", "torch.ops", "torch.numpy()", "torch.hub",
             "torch.compile(f)", "torch.jit"]
 # the v2 constructs: lambdas, comprehensions, dicts and sets, * and ** arguments, try/except,
 # raise, del, global/nonlocal, type(), decorators, grad-mode decorators, NumPy
@@ -99,6 +100,17 @@ NUMPY = ["np.ones(2).tofile('x.bin')", "np.ones(2).dump('x.pkl')", "np.ones(2).c
          "np.ones((2 ** 20, 1)) * np.ones((1, 2 ** 20))", "np.savetxt('x.txt', [1])",
          "np.ones(2).tobytes()", "np.random.RandomState", "np.asarray(np.ones(2)).setflags"]
 # random numbers: the Generator object, torch.nn.init and the functions behind them
+DATA = ["from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1)._shuffle",
+        "from torch.utils import data\niter(data.DataLoader(data.TensorDataset(t), 1))._loader",
+        "from torch.utils import data\niter(data.DataLoader(data.TensorDataset(t), 1)).__next__",
+        "from torch.utils import data\ndata.TensorDataset(t).__dict__",
+        "from torch.utils import data\ndata.DataLoader.__init__.__globals__",
+        "from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1).dataset.__class__",
+        "from torch.utils.data import Dataset\nDataset()", "import torch.utils.cpp_extension",
+        "from torch.utils.data import DataLoader\nDataLoader([1, 2], 1)",
+        "from torch.utils.data import DataLoader\nDataLoader.__mro__",
+        "torch.utils.data.DataLoader(torch.utils.data.TensorDataset(t), 1, collate_fn=print)",
+        "torch.utils.data.TensorDataset(t).tensors.__class__", "torch.utils.__dict__"]
 RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuffle.__closure__",
           "import random\nrandom.random.__self__", "import random\nrandom.__dict__",
           "import random\nrandom._inst", "from random import _inst", "import random\nrandom.seed = print",
@@ -169,6 +181,7 @@ ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FO
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
+            + [("data", e) for e in DATA]
             + [("nn", e) for e in NN] + [("result", e) for e in RESULTS] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 

@@ -51,7 +51,7 @@ def test_import_forms(source, printed):
      "Tensor.register_post_accumulate_grad_hook is not supported by autodiff"),
     ("import torch.nn as nn\nnn.Conv2d(1, 1, 3)\n", "torch.nn.Conv2d is not supported by autodiff"),
     ("torch.linalg.norm(torch.ones(2))\n", "torch.linalg is not supported by autodiff"),
-    ("import math\nmath.tan(1.0)\n", "math.tan is not supported by autodiff"),
+    ("import math\nmath.fsum([1.0])\n", "math.fsum is not supported by autodiff"),
     ("import numpy as np\nnp.fft.fft([1.0])\n", "numpy.fft is not supported in .tg programs"),
     ("print(torch.linalg)\n", "torch.linalg is not supported by autodiff"),
 ])
@@ -73,7 +73,7 @@ def test_misspelt_names_fail_as_python(source, line):
     assert f"{error.error_class}: {error.message}" == line
 
 
-@pytest.mark.parametrize("source", ["import os\n", "import torch.utils.data\n", "from scipy import stats\n",
+@pytest.mark.parametrize("source", ["import os\n", "import torch.utils.hipify\n", "from scipy import stats\n",
                                     "import numpy.linalg as la\n", "from torch import *\n"])
 def test_other_modules_are_refused_before_running(source):
     out, error = run("print('ran')\n" + source)
