@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import autograd as _autograd
 from . import (autograd_gradcheck, creation, data, devices, dtypes, functional_autograd,
-               init, nn_layers, optim, random_creation)
+               init, lr_scheduler, nn_layers, optim, random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
@@ -107,8 +107,9 @@ functional = make_namespace("torch.nn.functional", _NN_FUNCTIONS)
 nn = make_namespace("torch.nn", {"functional": functional,
                                  "init": make_namespace("torch.nn.init", init.FUNCTIONS),
                                  "Parameter": Parameter, **nn_layers.MODULES})
-optim_namespace = make_namespace("torch.optim", dict(optim.OPTIMIZERS,
-                                                     Optimizer=optim.Optimizer))
+optim_namespace = make_namespace("torch.optim", dict(
+    optim.OPTIMIZERS, Optimizer=optim.Optimizer,
+    lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))
 func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
 utils = make_namespace("torch.utils", {"data": make_namespace("torch.utils.data", data.FUNCTIONS)})
 

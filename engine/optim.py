@@ -71,6 +71,7 @@ class Optimizer:
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {type_name(params)}")
         self.defaults = defaults
+        self._stepped = False
         self.state = defaultdict(dict)
         self.param_groups = []
         groups = list(params)
@@ -117,6 +118,7 @@ class Optimizer:
             self._update(p, g, group, self.state[p])
 
     def step(self, closure=None):
+        self._stepped = True  # (a learning-rate scheduler stepped before it warns, as torch's)
         loss = None
         if closure is not None:
             with enable_grad():

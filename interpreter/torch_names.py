@@ -223,6 +223,13 @@ NAMES = {
         "ASGD Adadelta Adafactor Adagrad Adam AdamW Adamax LBFGS Muon NAdam Optimizer RAdam "
         "RMSprop Rprop SGD SparseAdam lr_scheduler swa_utils swap_in_optimizer_params_and_state "
     ),
+    "torch.optim.lr_scheduler": (
+        "Any ChainedScheduler ConstantLR CosineAnnealingLR CosineAnnealingWarmRestarts Counter "
+        "CyclicLR EPOCH_DEPRECATION_WARNING ExponentialLR LRScheduler LambdaLR LinearLR Literal "
+        "MultiStepLR MultiplicativeLR OneCycleLR Optimizer PolynomialLR ReduceLROnPlateau Self "
+        "SequentialLR StepLR SupportsFloat TYPE_CHECKING Tensor TypedDict annotations "
+        "bisect_right cast inf math override partial ref types warnings wraps "
+    ),
     "torch.autograd": (
         "DeviceType Function Mapping NestedIOFunction ProfilerActivity ProfilerConfig "
         "ProfilerEvent ProfilerState SavedTensor Sequence Variable anomaly_mode backward cast "
