@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from .classes import TorchClass
 from .ops_random import default_generator
 from .ops_shape import stack
 from .random import Generator
@@ -27,7 +28,7 @@ def _int64_draw(generator: Generator) -> int:
     return int(generator._dwords(1)[0]) % _INT64_SPAN
 
 
-class TensorDataset:
+class TensorDataset(metaclass=TorchClass):
     """Rows of equally long tensors: `dataset[i]` is the tuple of each tensor's row i."""
 
     _tg_public = frozenset({"tensors"})
@@ -55,7 +56,7 @@ _UNSUPPORTED_OPTIONS = {"sampler": None, "batch_sampler": None, "collate_fn": No
                         "worker_init_fn": None, "generator": None, "multiprocessing_context": None}
 
 
-class DataLoader:
+class DataLoader(metaclass=TorchClass):
     """Batches of a TensorDataset, in order or shuffled as torch shuffles them."""
 
     _tg_public = frozenset({"dataset", "batch_size", "drop_last"})

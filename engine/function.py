@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .classes import TorchClass
 from .graph import (SECOND_BACKWARD, MultiNode, check_saved_version, edge_to, released)
 from .program_classes import class_body
 from .registry import Op
@@ -79,7 +80,7 @@ class FunctionCtx:
         return f"<torch.autograd.function.{self._function.__name__}Backward object at {id(self):#x}>"
 
 
-class Function:
+class Function(metaclass=TorchClass):
     """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `apply`."""
 
     _tg_public = frozenset({"apply", "forward", "backward"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from .classes import TorchClass
 from .optim import Optimizer
 from .unsupported import Unsupported
 
@@ -22,7 +23,7 @@ _STEP_ORDER_WARNING = (
     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
 
 
-class LRScheduler:
+class LRScheduler(metaclass=TorchClass):
     _tg_public = frozenset({"step", "get_last_lr", "last_epoch", "base_lrs", "optimizer"})
 
     def __init__(self, optimizer, last_epoch: int = -1) -> None:

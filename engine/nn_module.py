@@ -18,6 +18,7 @@ import inspect
 from collections import OrderedDict
 
 from . import dtypes
+from .classes import TorchClass
 from .ops_inplace import copy_
 from .parameter import is_parameter, type_name, zero_grad_of
 from .program_classes import class_body, class_callable
@@ -54,7 +55,7 @@ def _indent(text: str) -> str:
     return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + ["  " + s for s in lines[1:]])
 
 
-class Module:
+class Module(metaclass=TorchClass):
     """torch.nn.Module: parameters, buffers and submodules, kept in registration order."""
 
     _tg_public = frozenset({

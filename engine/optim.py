@@ -15,6 +15,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from .classes import TorchClass
 from .fma import fma, fma_wide
 from .parameter import type_name, zero_grad_of
 from .session import enable_grad
@@ -59,7 +60,7 @@ def _gradients(group: dict) -> list:
     return [(p, p._grad.array) for p in group["params"] if p._grad is not None]
 
 
-class Optimizer:
+class Optimizer(metaclass=TorchClass):
     """The base: parameter groups (dicts: 'params' then the hyperparameters), per-parameter
     state, zero_grad, and torch's printed form."""
 

@@ -19,6 +19,8 @@ import os
 import time
 from contextlib import contextmanager
 
+from .classes import TorchClass
+
 
 def machine_memory() -> int:
     """Physical memory in bytes (0 when unknown)."""
@@ -156,7 +158,7 @@ def is_grad_enabled() -> bool:
     return current().grad_enabled
 
 
-class _GradModeContext:
+class _GradModeContext(metaclass=TorchClass):
     """no_grad / enable_grad: switch grad mode inside `with` (or a decorated function).
 
     As torch 2.x does, the class itself also decorates: `@torch.no_grad` (no parentheses)."""

@@ -77,6 +77,7 @@ _DISPLAY = {
     "set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
     "inference_mode": "torch.autograd.grad_mode.inference_mode",
     "_TensorType": "torch._C._TensorMeta",  # type(torch.Tensor)
+    "TorchClass": "type",  # type(nn.Linear), type(a program's nn.Module class)
 }
 
 
@@ -99,6 +100,10 @@ def python_type(obj: Any, *rest: Any) -> Any:
             cls is MethodType and type(obj.__self__).__module__.startswith("autodiff.")):
         return _view((FunctionType, MethodType), "builtin_function_or_method")  # `print`, `t.sum`
     if issubclass(cls, type):  # the class of a class: `type`, which must not make classes
+        if cls.__name__ == "TorchClass" and any(
+                f"{c.__module__}.{c.__name__}" == "autodiff.engine.function.Function"
+                for c in obj.__mro__):
+            return _view(cls, "torch.autograd.function.FunctionMeta")
         return _view(cls, "type" if cls is type else _DISPLAY.get(cls.__name__, cls.__qualname__))
     if not module.startswith("autodiff.") or type(cls).__repr__ is not type.__repr__:
         return cls  # (a metaclass of the engine's prints it as PyTorch's)

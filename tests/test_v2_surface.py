@@ -247,3 +247,28 @@ def test_lambda_takes_every_operator_after_it():
 def test_comprehension_conditions_are_not_conditional_expressions():
     comp = parse("y = [x for x in xs if x if not x]\n").body[0].value.generators[0]
     assert len(comp.ifs) == 2
+
+
+def test_the_engines_classes_print_as_pytorchs_classes():
+    """`print(nn.Linear)`, `type(model)`: PyTorch's class paths, never the engine's modules."""
+    torch = pytest.importorskip("torch")
+    import importlib
+
+    from autodiff.engine import api
+
+    checked = 0
+    for namespace in (api.nn, api.optim_namespace, api.optim_namespace.lr_scheduler,
+                      api.utils.data, api.autograd):
+        module = importlib.import_module(namespace._tg_module_name)
+        for name in sorted(namespace._tg_public):
+            ours = getattr(namespace, name)
+            if isinstance(ours, type) and ours.__module__.startswith("autodiff."):
+                theirs = getattr(module, name, None)
+                assert theirs is not None, f"{namespace._tg_module_name}.{name}"
+                assert repr(ours) == repr(theirs), name
+                checked += 1
+    assert checked >= 40
+    out, error = run("import torch\nfrom torch import nn\nm = nn.Linear(1, 1)\n"
+                     "print(type(m), nn.ReLU, type(torch.optim.SGD(m.parameters(), lr=0.1)))\n")
+    assert error is None and "autodiff" not in out
+    assert out == f"{type(torch.nn.Linear(1, 1))} {torch.nn.ReLU} {torch.optim.SGD}\n"
