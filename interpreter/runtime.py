@@ -57,16 +57,23 @@ class MathNamespace:
         return "<module 'math' (built-in)>"
 
 
-_COMBINATORIAL_LIMIT = 20_000  # factorial(20000) has 77,338 digits: under MAX_INT_BITS's
+_COMBINATORIAL_LIMIT = 20_000  # (factorial(20000) takes about 10 ms)
 
 
 def _bounded(function, name: str):
-    """factorial, comb and perm of a huge number run for minutes in C: refused first."""
+    """factorial, comb and perm of a huge number run for minutes in C: refused first; a
+    result past the language's integers is refused after (as `**` refuses one)."""
     def bounded(*args):
         if args and type(args[0]) is int and args[0] > _COMBINATORIAL_LIMIT:
             raise bounds.IntegerLimit(f"math.{name}() of a number over {_COMBINATORIAL_LIMIT:,} "
                                       "is over the limit of .tg programs' integers")
-        return function(*args)
+        result = function(*args)
+        if result.bit_length() > bounds.MAX_INT_BITS:
+            raise bounds.IntegerLimit(f"math.{name}() would have about "
+                                      f"{int(result.bit_length() * 0.30103):,} digits; .tg "
+                                      "programs are limited to "
+                                      f"{int(bounds.MAX_INT_BITS * 0.30103):,}")
+        return result
     bounded.__name__ = bounded.__qualname__ = name
     return bounded
 

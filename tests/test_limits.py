@@ -25,6 +25,7 @@ def test_huge_integers_are_refused(source):
 
 
 @pytest.mark.parametrize("source", ["import math\nx = math.factorial(10**6)",
+                                    "import math\nx = math.factorial(15000)",
                                     "import math\nx = math.comb(10**6, 5000)",
                                     "import math\nx = math.perm(10**7, 10**6)",
                                     "import random\nx = random.getrandbits(10**9)"])
@@ -33,7 +34,8 @@ def test_pythons_modules_refuse_huge_integers_before_computing_them(source):
     error = _error(source)
     assert error.error_class == "OverflowError" and "limit" in error.message
     assert time.perf_counter() - started < 1.0
-    assert run_source(source.replace("10**6", "20").replace("10**7", "30").replace("10**9", "64"),
+    assert run_source(source.replace("10**6", "20").replace("10**7", "30").replace("10**9", "64")
+                      .replace("15000", "20"),
                       "limits.tg", out=io.StringIO(), err=io.StringIO()).error is None
 
 
