@@ -39,14 +39,10 @@ def total(x: np.ndarray):
     if lanes is None or x.size > _ONE_THREAD:
         return np.add.reduce(x, axis=None)
     if x.flags.c_contiguous:  # (the usual case: one run of memory, a 1-d walk)
-        n = x.size
-        if n <= _ILP * lanes and not n % lanes:  # (the commonest: up to 4 whole vectors)
-            return np.add.accumulate(np.add.reduce(x.reshape(n // lanes, lanes), axis=0))[-1] \
-                + _ZERO[x.dtype]
         flat = x.reshape(-1)
-        if n < 64 * lanes:
+        if flat.size < 64 * lanes:
             return _short_total(flat, lanes)
-        return _vector_row_sum(flat[None], lanes)[0]
+        return _vector_row_sum(flat[None], lanes)[0] + _ZERO[x.dtype]
     return _walk(x, frozenset(range(x.ndim)), lanes, ())[()]
 
 
@@ -209,39 +205,42 @@ def _cascade(rows) -> np.ndarray:
     """multi_row_sum: along the first axis, blocks of 16 rows (or longer) added in order into
     level 0; level j is added into level j + 1 every 16^j blocks; the levels at the end."""
     size = rows.shape[0]
-    power = max(4, _ceil_log2(size) // _LEVELS)
+    power = max(4, (size - 1).bit_length() // _LEVELS)  # (ceil(log2(size)) for size > 1)
     step = 1 << power
     blocks = size >> power
     if not blocks:
         return _in_order(rows)
-    sums = _in_order(rows[:blocks * step].reshape((blocks, step) + rows.shape[1:]).swapaxes(0, 1))
+    sums = _in_order(rows[:blocks * step].reshape((blocks, step) + rows.shape[1:]), axis=1)
+    if blocks < step:  # (the usual case: level 1 is never emptied into level 2)
+        level = _in_order(sums)
+        return level if size == blocks * step else _in_order(rows[blocks * step:]) + level
     rest = _in_order(rows[blocks * step:])
-    levels = []
+    result = rest
     for _ in range(1, _LEVELS - 1):  # levels 1 and 2 are emptied every 16^j blocks
         full = sums.shape[0] >> power
-        levels.append(_in_order(sums[full << power:]))
-        sums = _in_order(sums[:full << power].reshape((full, step) + sums.shape[1:]).swapaxes(0, 1))
-    levels.append(_in_order(sums))  # level 3 is never emptied
-    return _in_order(np.stack([rest] + levels))
+        result = result + _in_order(sums[full << power:])
+        sums = _in_order(sums[:full << power].reshape((full, step) + sums.shape[1:]), axis=1)
+    return result + _in_order(sums)  # level 3 is never emptied
 
 
-def _in_order(values) -> np.ndarray:
-    """0 + v[0] + v[1] + ... along the first axis, one addition at a time."""
-    if values.shape[0] == 0:
-        return np.zeros(values.shape[1:], values.dtype)
-    # (accumulate adds strictly in order, where reduce may pair; the + 0 gives -0. torch's
-    # +0. start)
-    return np.add.accumulate(values, axis=0)[-1] + _ZERO[values.dtype]
+def _in_order(values, axis: int = 0) -> np.ndarray:
+    """v[0] + v[1] + ... along `axis`, one addition at a time (nothing: 0; callers that need
+    torch's +0. start for a sum of -0. add the 0 once, at the end)."""
+    if values.size == 0:
+        return np.zeros(values.shape[:axis] + values.shape[axis + 1:], values.dtype)
+    outer = values.shape[0] if axis == 0 else values.shape[0] * values.shape[1]
+    if values.size >= 2 * outer and values.flags.c_contiguous:
+        # a reduce over an axis that is not the last in memory adds its rows one after
+        # another (the elements after it are the inner loop); over the last one it pairs
+        return np.add.reduce(values, axis=axis)
+    summed = np.add.accumulate(values, axis=axis)
+    return summed[-1] if axis == 0 else summed[:, -1]
 
 
 def _to_front(a, axis: int):
     """`a` with `axis` moved first, the others in order (np.moveaxis, without its overhead)."""
     axis %= a.ndim
     return a.transpose((axis,) + tuple(i for i in range(a.ndim) if i != axis))
-
-
-def _ceil_log2(n: int) -> int:
-    return 0 if n <= 1 else (n - 1).bit_length()
 
 
 # --- the common short cases, written out (the general walk costs tens of microseconds) ----
@@ -256,7 +255,7 @@ def _short_total(flat, lanes):
     """`total` of fewer than 64 vectors in one run of memory (no cascade level is filled)."""
     n = flat.size
     if n < lanes:
-        return _in_order(flat[_FEW_ORDER[n]] if n > 4 else flat)
+        return _in_order(flat[_FEW_ORDER[n]] if n > 4 else flat) + _ZERO[flat.dtype]
     vectors = n // lanes
     whole = vectors * lanes
     if vectors < 2 * _ILP:  # (one group or none: the sums added as one sequence of vectors)
@@ -281,40 +280,10 @@ def _short_columns(m, lanes):
     columns = m.shape[1]
     cut = columns - columns % (4 * lanes if columns >= lanes else _ILP)
     if cut == columns:
-        return _short_cascade(m)
+        return _cascade(m)
     if cut == 0:
-        return _short_row_sum(m)
-    return np.concatenate((_short_cascade(m[:, :cut]), _short_row_sum(m[:, cut:])))
-
-
-def _short_cascade(m):
-    """multi_row_sum down each column of (rows < 256, columns): 16-row blocks in order, then
-    the rows past the last block, then the blocks' total."""
-    rows, columns = m.shape
-    if columns < 2:
-        return np.add.accumulate(m, axis=0)[-1]
-    # (a reduce over the first axis adds the rows one after another when a row is 2 or more
-    # elements long; 1-d reductions and reduceat pair them)
-    blocks = rows >> 4
-    if not blocks:
-        return np.add.reduce(m, axis=0)
-    level = np.add.reduce(np.add.reduce(m[:blocks << 4].reshape(blocks, 16, columns), axis=1),
-                          axis=0)
-    if rows > blocks << 4:
-        return np.add.reduce(m[blocks << 4:], axis=0) + level
-    return level
-
-
-def _short_row_sum(m):
-    """row_sum down each column of (rows < 256, columns): 4 running sums side by side."""
-    rows, columns = m.shape
-    groups = rows >> 2
-    if not groups:
-        return np.add.accumulate(m, axis=0)[-1]
-    partial = _short_cascade(m[:groups << 2].reshape(groups, columns << 2)).reshape(_ILP, columns)
-    if rows > groups << 2:
-        partial = np.concatenate((partial[:1], m[groups << 2:], partial[1:]))
-    return np.add.reduce(partial, axis=0) if columns > 1 else np.add.accumulate(partial)[-1]
+        return _row_sum(m)
+    return np.concatenate((_cascade(m[:, :cut]), _row_sum(m[:, cut:])))
 
 
 def nll_total(terms: np.ndarray):
