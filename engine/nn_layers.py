@@ -20,7 +20,8 @@ from .nn_module import Module
 from .parameter import announce, make_parameter, type_name
 from .operands import check_sizes
 from .ops_linalg import linear
-from .ops_losses import binary_cross_entropy, binary_cross_entropy_with_logits, l1_loss
+from .ops_losses import (binary_cross_entropy, binary_cross_entropy_with_logits, l1_loss,
+                         reduction_of)
 from .ops_nn import cross_entropy, mse_loss, nll_loss
 from .ops_random import dropout
 from .ops_shape import flatten
@@ -331,10 +332,8 @@ class _Loss(Module):
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            size_average = True if size_average is None else size_average
-            reduce = True if reduce is None else reduce
-            reduction = "none" if not reduce else ("mean" if size_average else "sum")
+        if size_average is not None or reduce is not None:  # (torch checks the rest at forward)
+            reduction = reduction_of(reduction, size_average, reduce)
         self.reduction = reduction
 
 

@@ -30,12 +30,16 @@ _REDUCTIONS = ("none", "mean", "sum")
 _EPSILON = 1e-12  # torch's floor for x(1 - x) in the gradient of binary_cross_entropy
 
 
-def _reduction(reduction, size_average=None, reduce=None) -> str:
-    """torch's legacy size_average/reduce arguments, folded into `reduction`."""
+def reduction_of(reduction, size_average=None, reduce=None) -> str:
+    """A loss's reduction: torch's legacy size_average/reduce arguments folded in (with its
+    warning), else `reduction` checked."""
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
-        return "none" if not reduce else ("mean" if size_average else "sum")
+        folded = "none" if not reduce else ("mean" if size_average else "sum")
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{folded}' instead.", UserWarning, stacklevel=3)
+        return folded
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -174,7 +178,7 @@ def _target_shape_check(input, target, message):
 @exposes(BCE, nn=("binary_cross_entropy",))
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_of(reduction, size_average, reduce)
     _target_shape_check(input, target, "Using a target size ({target}) that is different to the "
                         "input size ({input}) is deprecated. Please ensure they have the same size.")
     x, t, dt = binary(input, target)
@@ -234,7 +238,7 @@ BCE_LOGITS = op(
 @exposes(BCE_LOGITS, nn=("binary_cross_entropy_with_logits",))
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_of(reduction, size_average, reduce)
     _target_shape_check(input, target,
                         "Target size ({target}) must be the same as input size ({input})")
     x, t, dt = binary(input, target)
@@ -254,7 +258,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 @exposes(nn=("l1_loss",))
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_of(reduction, size_average, reduce)
     if input.array.shape != target.array.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "

@@ -12,6 +12,7 @@ from .graph import record
 from .operands import binary, finish, type_word
 from .ops_activation import log_softmax
 from .ops_index import index
+from .ops_losses import reduction_of
 from .ops_reduce import mean, sum
 from .registry import Check, Family, any_
 from .unsupported import Unsupported
@@ -20,14 +21,6 @@ family = Family("Losses")
 op, exposes, word = family.op, family.exposes, family.word
 
 # === losses =======================================================================================
-
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _check_reduction(reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-
 
 def _mse_backward_array(g, a, b, reduction, n):
     """torch's kernel: the scale in the tensor's dtype, times (a - b), times g."""
@@ -66,7 +59,7 @@ MSE = op("MseLossBackward0",
 
 @exposes(MSE, nn=("mse_loss",))
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    _check_reduction(reduction)
+    reduction = reduction_of(reduction, size_average, reduce)
     x, y, dt = binary(input, target)
     if input.array.shape != target.array.shape:
         warnings.warn(
@@ -142,7 +135,7 @@ NLL = op("NllLossBackward0",
 @exposes(NLL, nn=("nll_loss",))
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    _check_reduction(reduction)
+    reduction = reduction_of(reduction, size_average, reduce)
     if weight is not None:
         raise Unsupported("nll_loss / cross_entropy with weight=")
     logp = input.array
@@ -177,4 +170,4 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing:
         raise Unsupported("cross_entropy with label_smoothing=")
     return nll_loss(log_softmax(input, 1 if input.array.ndim > 1 else 0), target, weight,
-                    ignore_index=ignore_index, reduction=reduction)
+                    size_average, ignore_index, reduce, reduction)
