@@ -52,10 +52,6 @@ class TensorDataset(metaclass=TorchClass):
         return f"<torch.utils.data.dataset.TensorDataset object at {id(self):#x}>"
 
 
-_UNSUPPORTED_OPTIONS = {"sampler": None, "batch_sampler": None, "collate_fn": None,
-                        "worker_init_fn": None, "generator": None, "multiprocessing_context": None}
-
-
 class DataLoader(metaclass=TorchClass):
     """Batches of a TensorDataset, in order or shuffled as torch shuffles them."""
 
@@ -68,8 +64,8 @@ class DataLoader(metaclass=TorchClass):
         given = {"sampler": sampler, "batch_sampler": batch_sampler, "collate_fn": collate_fn,
                  "worker_init_fn": worker_init_fn, "generator": generator,
                  "multiprocessing_context": multiprocessing_context}
-        for name, value in given.items():
-            if value is not _UNSUPPORTED_OPTIONS[name]:
+        for name, value in given.items():  # (all None by default)
+            if value is not None:
                 raise Unsupported(f"DataLoader's {name}=")
         if type(dataset) is not TensorDataset:
             raise Unsupported("a DataLoader over anything but a TensorDataset")
@@ -90,13 +86,13 @@ class DataLoader(metaclass=TorchClass):
 
     def __iter__(self):
         _int64_draw(default_generator())  # (torch's seed for worker processes, drawn anyway)
-        return _Batches(self)
+        return _SingleProcessDataLoaderIter(self)
 
     def __repr__(self) -> str:
         return f"<torch.utils.data.dataloader.DataLoader object at {id(self):#x}>"
 
 
-class _Batches:
+class _SingleProcessDataLoaderIter(metaclass=TorchClass):
     """One epoch of a DataLoader (torch's _SingleProcessDataLoaderIter)."""
 
     _tg_public = frozenset()

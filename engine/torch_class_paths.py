@@ -7,6 +7,7 @@ CLASS_PATHS = {
     "autodiff.engine.api.Variable": "torch.autograd.variable.Variable",
     "autodiff.engine.data.DataLoader": "torch.utils.data.dataloader.DataLoader",
     "autodiff.engine.data.TensorDataset": "torch.utils.data.dataset.TensorDataset",
+    "autodiff.engine.data._SingleProcessDataLoaderIter": "torch.utils.data.dataloader._SingleProcessDataLoaderIter",
     "autodiff.engine.function.Function": "torch.autograd.function.Function",
     "autodiff.engine.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.CosineAnnealingLR",
     "autodiff.engine.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.ExponentialLR",

@@ -272,3 +272,15 @@ def test_the_engines_classes_print_as_pytorchs_classes():
                      "print(type(m), nn.ReLU, type(torch.optim.SGD(m.parameters(), lr=0.1)))\n")
     assert error is None and "autodiff" not in out
     assert out == f"{type(torch.nn.Linear(1, 1))} {torch.nn.ReLU} {torch.optim.SGD}\n"
+
+
+def test_a_dataloaders_epoch_prints_and_refuses_as_torchs():
+    torch = pytest.importorskip("torch")
+    source = ("from torch.utils import data\nimport torch\n"
+              "it = iter(data.DataLoader(data.TensorDataset(torch.arange(6.)), 4))\n"
+              "print(type(it))\n")
+    out, error = run(source)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(6.)), 4)
+    assert error is None and out == f"{type(iter(loader))}\n"
+    out, error = run(source + "it._loader\n")
+    assert error is not None and "_loader" in str(error) and "autodiff" not in str(error)
