@@ -10,6 +10,8 @@ import numpy as np
 
 from . import summation
 from .graph import NUMBERS, record
+from .ops_arith import div_scalar
+from .ops_shape import expand
 from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims, finish,
                        floating, reduce_dims, type_word)
 from .printing import format_return_type
@@ -78,7 +80,7 @@ word("sum_dims", _sum_dims_arrays)(lambda g, dims_, keepdim: sum(g, dims_, keepd
 word("sum_all", summation.total)(lambda g: sum(g))
 
 MEAN_ALL = op("MeanBackward0",
-              lambda F, g, out, a, shape: F.div_scalar(F.expand(g, shape), _count(shape)),
+              lambda F, g, out, a, shape: F.spread_mean(g, shape, _count(shape)),
               explain="a mean of n elements: each gets g/n", formulas=("∂(Σa/n)/∂aᵢ = 1/n: g/n expanded",),
               check=Check(lambda a: a.mean(), (any_(2, 3),)))
 MEAN_DIM = op("MeanBackward1",
@@ -88,6 +90,16 @@ MEAN_DIM = op("MeanBackward1",
               explain="a mean over dims: g/n spread back along them",
               formulas=("∂mean_d(a)/∂a = 1/n: g/n expanded",),
               check=Check(lambda a: a.mean(0, keepdim=True), (any_(2, 3),)))
+
+
+def _spread_mean_array(g, shape, n):
+    # g/n is one value: dividing it once and filling equals torch's division of every element
+    return np.full(shape, g / n, dtype=g.dtype) if n and not g.shape else \
+        np.broadcast_to(g, shape) / n
+
+
+word("spread_mean", _spread_mean_array)(
+    lambda g, shape, n: div_scalar(expand(g, shape), n))  # (torch's graph: Expand, then Div)
 
 
 @exposes(MEAN_ALL, MEAN_DIM, functions=("mean",), methods=("mean",))

@@ -31,6 +31,7 @@ _ONE_THREAD = 32768  # at::internal::GRAIN_SIZE: a longer reduction may be split
 _ILP = 4  # running sums side by side in row_sum
 _LEVELS = 4  # cascade levels in multi_row_sum
 _ZERO = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
+_reduce, _accumulate = np.add.reduce, np.add.accumulate
 
 
 def total(x: np.ndarray):
@@ -39,8 +40,13 @@ def total(x: np.ndarray):
     if lanes is None or x.size > _ONE_THREAD:
         return np.add.reduce(x, axis=None)
     if x.flags.c_contiguous:  # (the usual case: one run of memory, a 1-d walk)
+        n = x.size
+        if n <= _ILP * lanes and n % lanes == 0 and n:
+            # one to four whole vectors, each its own running sum: they are added lane by
+            # lane, then the lanes in order (the commonest short sum, written out)
+            return _accumulate(_reduce(x.reshape(n // lanes, lanes), axis=0))[-1] + _ZERO[x.dtype]
         flat = x.reshape(-1)
-        if flat.size < 64 * lanes:
+        if n < 64 * lanes:
             return _short_total(flat, lanes)
         return _vector_row_sum(flat[None], lanes)[0] + _ZERO[x.dtype]
     return _walk(x, frozenset(range(x.ndim)), lanes, ())[()]
@@ -56,6 +62,9 @@ def along(x: np.ndarray, axes: tuple, keepdims: bool) -> np.ndarray:
         # (the commonest: a bias's gradient, a batch summed away)
         if shape[1] == 1:
             out = total(x)
+        elif shape[0] < 256 and shape[1] % (4 * lanes) == 0:
+            out = _short_cascade(x)
+            return out[None] if keepdims else out
         elif shape[0] < 256:
             out = _short_columns(x, lanes) + _ZERO[x.dtype]
         else:
@@ -271,6 +280,22 @@ def _short_total(flat, lanes):
     if whole < n:
         summed = np.concatenate((flat[whole:], summed))
     return np.add.accumulate(summed)[-1] + _ZERO[flat.dtype]
+
+
+def _short_cascade(m):
+    """`_cascade` of a C-contiguous (rows < 256, columns > 1) array, written out, with
+    torch's +0 start: a reduce over a leading axis adds its rows one after another, from
+    `initial`; at most one level of 16-row blocks fills."""
+    rows = m.shape[0]
+    if rows < 16:
+        return _reduce(m, axis=0, initial=0.0)
+    blocks = rows >> 4
+    head = blocks << 4
+    # (each block from +0, so no block sum is -0. and level 1 needs no +0 start of its own)
+    sums = _reduce((m[:head] if head < rows else m).reshape(blocks, 16, m.shape[1]), axis=1,
+                   initial=0.0)
+    level = sums[0] + sums[1] if blocks == 2 else _reduce(sums, axis=0)
+    return level if head == rows else _reduce(m[head:], axis=0, initial=0.0) + level
 
 
 def _short_columns(m, lanes):
