@@ -9,6 +9,7 @@ import numpy as np
 
 from . import dtypes, summation
 from .graph import NUMBERS
+from .layout import elementwise_layout
 from .session import check_allocation, current
 
 _PROMOTED: dict = {}
@@ -82,6 +83,16 @@ def c_order(out):
 def finish(out, dt):
     have = out.dtype
     return out if have is dt or have == dt else out.astype(dt)
+
+
+def laid_out(out, x, y):
+    """An elementwise result of x and y (arrays or numbers) in torch's layout for it, which
+    differs from NumPy's only when an input is not contiguous (layout.py)."""
+    if type(out) is np.ndarray and out.ndim > 1 and not (
+            (type(x) is not np.ndarray or x.flags.c_contiguous)
+            and (type(y) is not np.ndarray or y.flags.c_contiguous)):
+        return elementwise_layout(out, (x, y))
+    return out
 
 
 _BROADCASTS: set = set()  # shape pairs already checked: loops meet the same ones

@@ -12,7 +12,7 @@ import numpy as np
 from .fma import fma
 from .ops_division import divide_rounded
 from .graph import NUMBERS, record
-from .operands import NotAnOperand, binary, finish, floating, result_dtype
+from .operands import NotAnOperand, binary, finish, floating, laid_out, result_dtype
 from .registry import Check, Family, any_, away_from_zero, positive, unit
 from .session import check_allocation
 
@@ -36,7 +36,7 @@ def add(a, b, alpha=1):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    return record(ADD, finish(x + y, dt), (a, b))
+    return record(ADD, finish(laid_out(x + y, x, y), dt), (a, b))
 
 
 def _add_scaled(entry, a, b, alpha, sign: int):
@@ -73,7 +73,7 @@ def sub(a, b, alpha=1):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    return record(SUB, finish(x - y, dt), (a, b))
+    return record(SUB, finish(laid_out(x - y, x, y), dt), (a, b))
 
 
 @exposes(RSUB, methods=("__rsub__",))
@@ -103,7 +103,7 @@ def mul(a, b):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    return record(MUL, finish(x * y, dt), (a, b))
+    return record(MUL, finish(laid_out(x * y, x, y), dt), (a, b))
 
 
 DIV = op("DivBackward0", lambda F, g, out, a, b: g / b,
@@ -126,7 +126,7 @@ def div(a, b, rounding_mode=None):
         x, y, dt = binary(a, b, floating=True)
     except NotAnOperand:
         return NotImplemented
-    return record(DIV, finish(x / y, dt), (a, b))
+    return record(DIV, finish(laid_out(x / y, x, y), dt), (a, b))
 
 
 @exposes(RECIPROCAL, MUL, methods=("__rtruediv__",))

@@ -44,7 +44,53 @@ def _reshaped(a, shape):
     except ValueError:
         raise RuntimeError(
             f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
+    if 1 in out.shape and type(x) is np.ndarray and out.size > 1 and \
+            np.may_share_memory(out, x):
+        out = with_strides(out, view_strides(x, out.shape))
     return x, out
+
+
+def view_strides(x, shape) -> tuple | None:
+    """The strides (in elements) torch gives a view of array `x` as `shape` (its
+    computeStride), None where no view exists. Dims longer than 1 have one possible stride,
+    which NumPy's reshape finds too; a size-1 dim's stride is free, and what torch puts there
+    decides later tests on strides (mm's backward takes an operand with strides (1, rows)
+    for a transposed one)."""
+    item = x.itemsize
+    old_shape, old_strides = x.shape, [st // item for st in x.strides]
+    new_strides = [0] * len(shape)
+    if not old_shape:
+        return tuple(1 for _ in shape)
+    view_d = len(shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new_strides) if view_d == -1 else None
+
+
+def with_strides(out, strides):
+    """`out` with these element strides where they differ from NumPy's (size-1 dims only:
+    the same memory, read the same way)."""
+    if strides is None:
+        return out
+    item = out.itemsize
+    wanted = tuple(st * item for st in strides)
+    if wanted == out.strides:
+        return out
+    return np.lib.stride_tricks.as_strided(out, out.shape, wanted,
+                                           writeable=out.flags.writeable)
 
 
 @exposes(VIEW, RESHAPE_ALIAS, UNSAFE_VIEW, functions=("reshape",), methods=("reshape",))
@@ -276,11 +322,25 @@ SQUEEZE_INPLACE = op("SqueezeBackward4",
                      check=Check(lambda a, b: a @ b, (any_(3), any_(3, 2))))
 
 
-@word("unsqueeze", np.expand_dims)
+def _unsqueezed(x, d):
+    """np.expand_dims with torch's stride for the new dim (the size times the stride of the
+    dim it goes before; 1 at the end)."""
+    out = np.expand_dims(x, d)
+    if type(x) is not np.ndarray or not x.ndim:
+        return out
+    strides = list(x.strides)  # (NumPy's expand_dims may change other size-1 dims' strides)
+    strides.insert(d, x.strides[d] * x.shape[d] if d < x.ndim else x.itemsize)
+    if tuple(strides) == out.strides:
+        return out
+    return np.lib.stride_tricks.as_strided(out, out.shape, tuple(strides),
+                                           writeable=out.flags.writeable)
+
+
+@word("unsqueeze", _unsqueezed)
 @exposes(UNSQUEEZE, functions=("unsqueeze",), methods=("unsqueeze",))
 def unsqueeze(a, dim):
     d = dims(dim, a.array.ndim + 1)[0]
-    return record(UNSQUEEZE, np.expand_dims(a.array, d), (a,), {"dim": d})
+    return record(UNSQUEEZE, _unsqueezed(a.array, d), (a,), {"dim": d})
 
 
 def _squeeze_dim_array(g, dim):

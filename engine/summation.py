@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .layout import iteration_order
+
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _ONE_THREAD = 32768  # at::internal::GRAIN_SIZE: a longer reduction may be split across threads
 _ILP = 4  # running sums side by side in row_sum
@@ -127,30 +129,8 @@ def _walk(x, axes, lanes, kept_shape) -> np.ndarray:
 def _ordered(dims) -> list:
     """torch's reorder_dimensions for a reduction: reduced dims first, then by stride (the
     output's, then the input's), fastest first."""
-    perm = list(range(len(dims) - 1, -1, -1))
-
-    def should_swap(a, b) -> int:
-        (na, sa, oa), (nb, sb, ob) = dims[a], dims[b]
-        if (oa == 0) != (ob == 0):
-            return 1 if ob == 0 else -1
-        for sa_, sb_ in ((oa, ob), (sa, sb)):
-            if sa_ == 0 or sb_ == 0:
-                continue
-            if sa_ != sb_:
-                return -1 if sa_ < sb_ else 1
-            if na > nb:
-                return 1
-        return 0
-
-    for i in range(1, len(perm)):
-        j = i
-        for k in range(i - 1, -1, -1):
-            c = should_swap(perm[k], perm[j])
-            if c > 0:
-                perm[k], perm[j] = perm[j], perm[k]
-                j = k
-            elif c < 0:
-                break
+    perm = iteration_order([n for n, _, _ in dims], ([o for _, _, o in dims],
+                                                     [s for _, s, _ in dims]), reduction=True)
     return [dims[p] for p in perm]
 
 

@@ -10,11 +10,6 @@ lost; I11_* names: issue 11's items; C* names: classes the widened generator fou
 SIGNED_ZERO_VECTOR = 4  # from this many elements a signed-zero tie may be decided by lanes
 
 KNOWN_BUGS: set[str] = {
-    # the graphs of create_graph gradients through matrix products whose backward depends on
-    # strides (mm's column-major test on a 1x1 operand with torch's strides of size-1 dims,
-    # ReshapeAlias vs View of a gradient): ours follows NumPy's strides, which differ for
-    # size-1 dims and copies (seeds 250745, 250863 with the flag off: TBackward0 placement)
-    # "I11_2d_matmul_layout_graph",
     # which zero torch returns where 0. and -0. tie (whole min()/max(), elementwise
     # minimum()/maximum()) depends on its vectorised CPU kernel, measured under torch 2.13 on
     # AVX512: below one vector the scalar loop decides, deterministically (whole max/min: the
@@ -49,6 +44,9 @@ KNOWN_BUGS: set[str] = {
 # names) so that a flag can be set again should one come back.  I11_2c (prod's create_graph
 # graph where an element is zero) and B38b (its second derivative) fixed on branch fid2: prod's
 # backward is torch's cumprod/flip formula.  C11_bad_keywords fixed on branch fid2: torch's
-# argument-parser messages from one signature table (engine/signatures.py).
+# argument-parser messages from one signature table (engine/signatures.py).  I11_2d
+# (TBackward0 placement, View vs ReshapeAlias in create_graph graphs through matrix products;
+# seeds 250863, 500209, 500767) fixed on main: views and unsqueeze take torch's strides for
+# size-1 dims, elementwise arithmetic results torch's layout (engine/layout.py).
 # Torch behaviour deliberately not tested: abs's second derivative is a tensor whose
 # tolist() raises "unallocated storage" in torch 2.13.
