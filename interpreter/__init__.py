@@ -14,7 +14,7 @@ from autodiff.parser import ast, parse
 from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
 
 from .expressions import Context
-from .runtime import MathNamespace, RandomNamespace, Runtime, make_builtins
+from .runtime import CollectionsNamespace, MathNamespace, RandomNamespace, Runtime, make_builtins
 from .sandbox import AttributePolicy, default_policy, permissive_policy
 from .scopes import check_module_declarations
 from .statements import compile_block
@@ -47,13 +47,15 @@ class RunResult:
 
 
 def default_modules() -> dict[str, Any]:
-    """The engine's torch and its submodules, plus Python's math and random (safe parts)."""
+    """The engine's torch and its submodules, plus Python's math, random and collections (safe
+    parts)."""
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
             "torch.nn.init": api.nn.init, "torch.optim": api.optim_namespace,
             "torch.autograd": api.autograd, "torch.autograd.functional": api.autograd.functional,
             "torch.func": api.func, "torch.utils": api.utils, "torch.utils.data": api.utils.data,
-            "math": MathNamespace(), "random": RandomNamespace()}
+            "math": MathNamespace(), "random": RandomNamespace(),
+            "collections": CollectionsNamespace()}
 
 
 def new_session(**settings: Any):

@@ -14,7 +14,7 @@ from autodiff.engine.unsupported import Unsupported
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils",
-           "torch.utils.data", "math", "random", "numpy", "numpy.random")
+           "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
 
 _lists: dict[str, frozenset] = {}
 

@@ -1,9 +1,10 @@
-"""Run-time support: control-flow signals, builtins, the math and random namespaces, .tg
-functions."""
+"""Run-time support: control-flow signals, builtins, the math, random and collections
+namespaces, .tg functions."""
 
 from __future__ import annotations
 
 import builtins as _py
+import collections as _collections
 import math as _math
 import random as _random
 import sys
@@ -94,6 +95,18 @@ class RandomNamespace:
 
     def __repr__(self) -> str:
         return "<module 'random'>"
+
+
+class CollectionsNamespace:
+    """Python's `collections`, for `OrderedDict` (tutorials name an nn.Sequential's layers
+    with one); the rest of the module is not part of the language."""
+
+    _tg_public = frozenset({"OrderedDict"})
+    _tg_module_name = "collections"
+    OrderedDict = _collections.OrderedDict
+
+    def __repr__(self) -> str:
+        return "<module 'collections'>"
 
 
 def _method(generator, name: str):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import string
+from collections import OrderedDict
 from types import FunctionType, ModuleType
 from typing import Any, Callable
 
@@ -57,6 +58,7 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
     set: frozenset({"add", "remove", "discard", "update", "union", "intersection",
                     "difference", "copy", "clear"}),
 }
+BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
 _EXCEPTION_PUBLIC = frozenset({"args"})
 _NUMPY_SCALAR_PUBLIC = frozenset({"item", "tolist", "dtype"})  # np.float64(1.5).item()
 

@@ -274,6 +274,10 @@ NAMES = {
         "normalvariate paretovariate randbytes randint random randrange sample seed setstate "
         "shuffle triangular uniform vonmisesvariate weibullvariate "
     ),
+    "collections": (
+        "ChainMap Counter OrderedDict UserDict UserList UserString abc defaultdict deque "
+        "namedtuple "
+    ),
     "numpy": (
         "False_ ScalarType True_ abs absolute acos acosh add all allclose amax amin angle any "
         "append apply_along_axis apply_over_axes arange arccos arccosh arcsin arcsinh arctan "

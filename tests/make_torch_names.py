@@ -18,7 +18,7 @@ OUT = Path(__file__).resolve().parent.parent / "interpreter" / "torch_names.py"
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils",
-           "torch.utils.data", "math", "random", "numpy", "numpy.random")
+           "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
 
 
 def public(obj) -> list[str]:

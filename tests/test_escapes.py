@@ -126,6 +126,19 @@ RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuff
           "g = torch.Generator()\ng._seed = 1", "g = torch.Generator()\ng.initial_seed = len",
           "torch.nn.init.uniform_ = print"]
 # nn, optim, autograd.Function, functional autograd, hooks: the classes and the objects they make
+# collections is importable for OrderedDict alone: nothing else of the module, no dunder of
+# the class or its instances, no class attribute (fromkeys builds from any iterable)
+COLLECTIONS = ["import collections\nprint(collections.__dict__)",
+               "import collections\nprint(collections.abc)",
+               "from collections import OrderedDict\nprint(OrderedDict.__init__)",
+               "from collections import OrderedDict\nprint(OrderedDict().__class__.__base__)",
+               "from collections import OrderedDict\nprint(OrderedDict.fromkeys([1]))",
+               "from collections import OrderedDict\nprint(OrderedDict()._OrderedDict__map)",
+               "from collections import OrderedDict\nprint(OrderedDict().__reduce__())",
+               "from collections import defaultdict\nprint(defaultdict(list))",
+               "import collections\nprint(collections.namedtuple('P', 'x'))",
+               "import collections\nprint(collections._collections_abc)",
+               "from collections import OrderedDict\nprint(OrderedDict(a=print.__self__))"]
 NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
       "torch.nn.Linear(2, 1)._parameters", "torch.nn.Linear(2, 1)._modules",
       "torch.nn.Linear(2, 1).weight.__class__", "torch.nn.Linear(2, 1).forward.__func__",
@@ -181,7 +194,7 @@ ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FO
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
-            + [("data", e) for e in DATA]
+            + [("data", e) for e in DATA] + [("collections", e) for e in COLLECTIONS]
             + [("nn", e) for e in NN] + [("result", e) for e in RESULTS] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
