@@ -251,7 +251,8 @@ def pow(a, exponent):
     except NotAnOperand:
         return NotImplemented
     if type(exponent) is type(a):
-        return record(POW_TENSOR, finish(_array_power(x, y, dt), dt), (a, exponent))
+        return record(POW_TENSOR, finish(laid_out(_array_power(x, y, dt), x, y), dt),
+                      (a, exponent))
     if dt.kind in "iu" and y < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return record(POW_SCALAR, finish(scalar_power(x, y), dt), (a,), {"exponent": exponent})
@@ -398,7 +399,7 @@ def _comparison(compute, *names):
             x, y, _ = binary(a, b)
         except NotAnOperand:
             return NotImplemented
-        return type(a)._wrap(np.asarray(compute(x, y)))
+        return type(a)._wrap(laid_out(np.asarray(compute(x, y)), x, y))
     compare.__name__ = compare.__qualname__ = names[0]
     return exposes(functions=[n for n in names if not n.startswith("_")], methods=names)(compare)
 
@@ -419,7 +420,7 @@ def _logical(compute, *names):
             return NotImplemented
         if dt.kind == "f":
             raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
-        return type(a)._wrap(finish(compute(x, y), dt))
+        return type(a)._wrap(finish(laid_out(compute(x, y), x, y), dt))
     combine.__name__ = combine.__qualname__ = names[0]
     return exposes(functions=names[:1], methods=names)(combine)
 

@@ -13,7 +13,7 @@ from .graph import NUMBERS, record
 from .ops_arith import div_scalar
 from .ops_shape import expand
 from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims, finish,
-                       floating, reduce_dims, type_word)
+                       floating, laid_out, reduce_dims, type_word)
 from .printing import format_return_type
 from .registry import Check, Family, any_, away_from_zero
 
@@ -392,13 +392,13 @@ MINIMUM = op("MinimumBackward0", lambda F, g, out, a, b: _split_tie(F, g, a, b, 
 def maximum(a, b):
     x, y, dt = _tensor_pair(a, b, "maximum")
     # NumPy returns its second argument on a tie, torch its first: 0. and -0. show it
-    return record(MAXIMUM, finish(np.maximum(y, x), dt), (a, b))
+    return record(MAXIMUM, finish(laid_out(np.maximum(y, x), x, y), dt), (a, b))
 
 
 @exposes(MINIMUM, functions=("minimum",), methods=("minimum",))
 def minimum(a, b):
     x, y, dt = _tensor_pair(a, b, "minimum")
-    return record(MINIMUM, finish(np.minimum(y, x), dt), (a, b))
+    return record(MINIMUM, finish(laid_out(np.minimum(y, x), x, y), dt), (a, b))
 
 
 def _tensor_pair(a, b, name):

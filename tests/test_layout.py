@@ -130,3 +130,38 @@ def test_elementwise_results_are_laid_out_as_torchs():
         assert [_elements(got.strides)[i] for i in longer] == \
             [want.stride()[i] for i in longer], (shape, a.stride(), getattr(b, "stride", None))
         assert np.array_equal(got, want.numpy())
+
+
+@needs_torch
+def test_binary_ops_results_view_or_refuse_as_torchs():
+    """`op(a, b).view(-1)` works exactly where torch's does, for operands of any two dim
+    orders (torch lays the result out as its first operand)."""
+    import torch
+
+    from autodiff.engine.api import torch as ours
+
+    r = random.Random(2)
+    ops = ["add", "sub", "mul", "div", "maximum", "minimum", "pow", "gt", "eq", "bitwise_and"]
+    for _ in range(150):
+        shape = [r.choice([2, 3, 4]) for _ in range(r.randint(2, 3))]
+        operands = []
+        for _ in range(2):
+            perm = list(range(len(shape)))
+            r.shuffle(perm)
+            values = np.round(np.random.default_rng(r.randrange(99)).random(
+                [shape[p] for p in perm]) + 0.5, 2).tolist()
+            back = [perm.index(i) for i in range(len(perm))]
+            operands.append((torch.tensor(values).permute(back), ours.tensor(values).permute(back)))
+        for name in ops:
+            pairs = [(t > 1, o > 1) if name == "bitwise_and" else (t, o) for t, o in operands]
+            want = getattr(torch, name)(pairs[0][0], pairs[1][0])
+            got = getattr(ours, name)(pairs[0][1], pairs[1][1])
+            assert _views(want) == _views(got), (name, shape)
+
+
+def _views(t) -> bool:
+    try:
+        t.view(-1)
+    except RuntimeError:
+        return False
+    return True
