@@ -79,3 +79,52 @@ def _into(out, name: str, function, args: list, kwargs: dict, bound: tuple):
         np.copyto(out.storage(), result.array, casting="unsafe")
     out._bump_version()
     return out
+
+
+def by_position(exc: Exception, function, name: str, owner, args: list, kwargs: dict):
+    """torch's parser takes any positional parameter by its name too (`torch.add(a, other=b)`,
+    `x.view(size=(3, 2))`, `F.relu(input=x)`), where the engine's function names it
+    otherwise: after `function` refused such a keyword, the arguments with those keywords put
+    in their places, as (args, kwargs); None where that is not the reason or not possible (a
+    gap: torch's own error stands). A keyword for a place the arguments already fill is
+    torch's TypeError."""
+    if not isinstance(exc, TypeError) or "unexpected keyword argument" not in str(exc):
+        return None
+    module = getattr(owner, "_tg_module_name", None)
+    if type(getattr(function, "__self__", None)) is Tensor:
+        key = f"Tensor.{name}"
+    elif module == "torch":
+        key = f"torch.{name}"
+    elif module == "torch.nn.functional":
+        key = f"F.{name}"
+    else:
+        return None
+    from .torch_parameters import POSITIONS  # noqa: PLC0415 - an error path's table
+
+    positions = POSITIONS.get(key)
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if positions is None or any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    parameters = [p for p in parameters if p.kind is not p.VAR_POSITIONAL]
+    accepted = {p.name for p in parameters}
+    same_place = {p.name for k, p in enumerate(parameters) if positions.get(p.name) == k
+                  and p.kind is p.POSITIONAL_OR_KEYWORD}
+    moved, rest = {}, {}
+    for key_name, value in kwargs.items():
+        if key_name not in accepted and key_name in positions:
+            if positions[key_name] < len(args):
+                raise TypeError(f"{name}() got multiple values for argument '{key_name}'")
+            moved[positions[key_name]] = value
+        else:
+            rest[key_name] = value
+    if not moved:
+        return None
+    for key_name in [k for k in rest if k in same_place]:  # (one that fills a gap moves too)
+        moved[positions[key_name]] = rest.pop(key_name)
+    placed = list(args)
+    while len(placed) in moved:
+        placed.append(moved.pop(len(placed)))
+    return None if moved else (placed, rest)

@@ -341,6 +341,7 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
     args = [compile_expr(a, cx) for a in node.args]
     kwargs = [(k.arg, compile_expr(k.value, cx)) for k in node.keywords]
     refused = _refused_call(node, cx)  # (only a call that raised runs it: no cost otherwise)
+    by_name = _positional_by_name(node, cx)
     # fixed-arity forms keep Python-to-Python calls cheap (and off the C stack)
     if not kwargs and len(args) == 0:
         def call(L: dict) -> Any:
@@ -382,12 +383,28 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
             try:
                 return torch_keywords.call(f, pos, kw)
             except Exception as exc:
+                placed = by_name(exc, f, L, pos, kw)
+                if placed is None:
+                    refused(exc, f, L, tuple(pos), kw)
+                    raise
+            pos, kw = placed
+            try:
+                return torch_keywords.call(f, pos, kw)
+            except Exception as exc:
                 refused(exc, f, L, tuple(pos), kw)
                 raise
     else:
         def call(L: dict) -> Any:
             f = func(L)
             pos, kw = [a(L) for a in args], {k: v(L) for k, v in kwargs}
+            try:
+                return f(*pos, **kw)
+            except Exception as exc:
+                placed = by_name(exc, f, L, pos, kw)
+                if placed is None:
+                    refused(exc, f, L, tuple(pos), kw)
+                    raise
+            pos, kw = placed
             try:
                 return f(*pos, **kw)
             except Exception as exc:
@@ -418,6 +435,26 @@ def _refused_call(node: ast.Call, cx: Context) -> Callable:
         if error is not exc:
             raise error from None
     return refused
+
+
+def _positional_by_name(node: ast.Call, cx: Context) -> Callable:
+    """For a call `owner.name(..., key=value)` that raised: the arguments with torch's names
+    of positional parameters moved into place (engine/torch_keywords.by_position), or None."""
+    name = node.func.attr if type(node.func) is ast.Attribute else None
+    owner = compile_expr(node.func.value, cx) if name and type(node.func.value) is ast.Name \
+        else None
+
+    def by_name(exc: Exception, f, L: dict, pos: list, kw: dict):
+        if name is None or isinstance(exc, TgError):
+            return None
+        from autodiff.engine.torch_keywords import by_position  # noqa: PLC0415 - an error path
+
+        try:
+            namespace = owner(L) if owner is not None else None
+        except Exception:  # noqa: BLE001 - the name is read again only to place the arguments
+            namespace = None
+        return by_position(exc, f, name, namespace, pos, kw)
+    return by_name
 
 
 def _torch_keywords(kwargs: list) -> bool:

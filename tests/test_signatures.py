@@ -191,3 +191,41 @@ def test_an_alias_is_named_as_it_was_called():
         except TypeError as exc:
             want = str(exc)
         assert _program_error(f"x = torch.{name}(x, 1, 2, 3)") == want, name
+
+
+# torch's parser takes every positional parameter by its name too (engine/torch_parameters.py)
+KEYWORD_CALLS = [
+    "torch.add(x, other=y)", "torch.add(input=x, other=y, alpha=2)", "x.add(other=y)",
+    "torch.mul(input=x, other=2)", "torch.sub(x, other=1.5)", "torch.div(x, other=y)",
+    "torch.pow(x, exponent=2)", "x.pow(exponent=3)", "torch.exp(input=x)",
+    "torch.sigmoid(input=x)", "F.relu(input=x)", "F.softmax(input=x, dim=0)",
+    "F.leaky_relu(input=x, negative_slope=0.2)", "F.mse_loss(x, target=y)",
+    "torch.matmul(input=x, other=y.t())", "torch.mm(input=x, mat2=y.t())",
+    "torch.sum(input=x, dim=0)", "torch.mean(input=x)", "torch.max(input=x, dim=1)",
+    "torch.transpose(input=x, dim0=0, dim1=1)", "torch.where(condition=x > 0, input=x, other=y)",
+    "x.view(size=(3, 2))", "x.reshape(shape=(3, 2))", "x.permute(dims=(1, 0))",
+    "x.expand(size=(2, 2, 3))", "torch.zeros(size=(2, 3))", "torch.ones(size=(2,))",
+    "torch.full(size=(2,), fill_value=1.5)", "torch.clamp(input=x, min=0.0)",
+    "torch.squeeze(input=x.unsqueeze(0), dim=0)", "x.masked_fill(x > 0, value=1.0)",
+    # what torch refuses stays refused, with its message
+    "torch.add(x, y, other=y)", "torch.tanh(x, input=x)",
+]
+
+
+@needs_torch
+def test_positional_parameters_by_their_torch_names():
+    from autodiff.interpreter.reference import normalize_addresses, run_many_with_torch
+
+    prelude = ("import torch\nimport torch.nn.functional as F\n"
+               "x = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], requires_grad=True)\n"
+               "y = torch.tensor([[0.5, 1.5, -1.0], [2.0, -0.5, 1.0]])\n")
+    sources = [prelude + f"print({call})\n" for call in KEYWORD_CALLS]
+    for call, source, want in zip(KEYWORD_CALLS, sources, run_many_with_torch(sources)):
+        import io
+
+        out = io.StringIO()
+        result = run_source(source, "k.tg", out=out)
+        got_error = None if result.error is None else \
+            f"{result.error.error_class}: {result.error.message}"
+        assert (normalize_addresses(out.getvalue()), got_error) == \
+            (normalize_addresses(want.stdout), want.error), call
