@@ -85,9 +85,13 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None) -> Tensor:
     return finish_creation(np.eye(n, m, dtype=dt.np), None, requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None) -> Tensor:
+def arange(start=None, end=None, step=1, dtype=None, requires_grad=False, device=None) -> Tensor:
     devices.check(device)
-    if end is None:
+    if start is None:  # torch.arange(end=5): torch's (Number end) form by its name
+        if end is None or step != 1:
+            raise TypeError("arange() received an invalid combination of arguments")
+        start = 0
+    elif end is None:
         start, end = 0, start
     floating = any(isinstance(v, float) for v in (start, end, step))
     if step == 0:
