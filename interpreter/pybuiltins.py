@@ -43,7 +43,10 @@ class TypeView:
         return f"<class '{self.display}'>"
 
     def _tg_owner(self) -> str:  # how the sandbox's errors name it, as Python names a class
-        return f"type object '{self.display.rsplit('.', 1)[-1]}'"
+        return f"type object '{self._tg_shown_name()}'"
+
+    def _tg_shown_name(self) -> str:  # its __name__: `type(t).__name__` is 'Tensor'
+        return self.display.rsplit(".", 1)[-1]
 
     def __eq__(self, other: object) -> bool:
         if type(other) is TypeView:

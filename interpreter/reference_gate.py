@@ -43,7 +43,7 @@ def language_surface() -> dict[str, list[str]]:
     from .sandbox import _EXCEPTION_PUBLIC, _NUMPY_SCALAR_PUBLIC, BUILTIN_PUBLIC
 
     readable: set[str] = set().union(*BUILTIN_PUBLIC.values(), _EXCEPTION_PUBLIC,
-                                     _NUMPY_SCALAR_PUBLIC)
+                                     _NUMPY_SCALAR_PUBLIC, READABLE_DUNDERS)
     writable: set[str] = set()
     stack, seen = [object], set()
     while stack:  # every autodiff class that lists its public names

@@ -16,7 +16,7 @@ from __future__ import annotations
 import inspect
 import string
 from collections import OrderedDict
-from types import FunctionType, ModuleType
+from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any, Callable
 
 from . import bounds
@@ -25,7 +25,7 @@ AttributePolicy = Callable[[Any, str], bool]
 
 # the only names starting with '_' a program may read, where an object lists them as public
 # (plain data: a version string, a version counter)
-READABLE_DUNDERS = frozenset({"__version__", "_version"})
+READABLE_DUNDERS = frozenset({"__version__", "_version", "__name__"})
 
 
 # private attributes of PyTorch's objects that tutorials and answers read (nn.Module's
@@ -141,7 +141,24 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     return Refused(f"{_owner(obj)} {verb} '{name}' is not supported by autodiff")
 
 
+def _name_of(obj: Any) -> str | None:
+    """`x.__name__` where Python has it and it names nothing of the host: a class (as `type(x)`
+    shows it: `type(model).__name__` is the program's class name), a function or method, a
+    module; None for anything else."""
+    shown = getattr(type(obj), "_tg_shown_name", None)  # type(x) of an engine object
+    if shown is not None:
+        return shown(obj)
+    if isinstance(obj, (type, FunctionType, MethodType, BuiltinFunctionType)):
+        return obj.__name__
+    return getattr(type(obj), "_tg_module_name", None) or \
+        getattr(obj, "__dict__", {}).get("_tg_module_name")
+
+
 def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
+    if name == "__name__":
+        shown = _name_of(obj)
+        if shown is not None:
+            return shown
     if private(name) or not policy(obj, name):
         from .known_names import stand_in  # noqa: PLC0415 - the error path only
 

@@ -126,6 +126,10 @@ RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuff
           "g = torch.Generator()\ng._seed = 1", "g = torch.Generator()\ng.initial_seed = len",
           "torch.nn.init.uniform_ = print"]
 # nn, optim, autograd.Function, functional autograd, hooks: the classes and the objects they make
+# __name__ reads a class's, function's or module's name (a str) and nothing else
+NAMES = ["t.__name__", "'a'.__name__", "f.__name__.__class__", "type(t).__name__.__class__",
+         "[].__name__", "y.grad_fn.__name__", "torch.__name__.__class__", "(1).__name__",
+         "f.__name__.__globals__"]
 # collections is importable for OrderedDict alone: nothing else of the module, no dunder of
 # the class or its instances, no class attribute (fromkeys builds from any iterable)
 COLLECTIONS = ["import collections\nprint(collections.__dict__)",
@@ -195,6 +199,7 @@ ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FO
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
             + [("data", e) for e in DATA] + [("collections", e) for e in COLLECTIONS]
+            + [("__name__", e) for e in NAMES]
             + [("nn", e) for e in NN] + [("result", e) for e in RESULTS] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 

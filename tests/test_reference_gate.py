@@ -178,7 +178,7 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert not {"load", "save", "tofile", "gi_frame", "with_traceback"} & set(surface["readable"])
     assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
     allowed = set(surface["readable_dunders"])
-    assert allowed == {"__version__", "_version"}
+    assert allowed == {"__version__", "_version", "__name__"}
     assert not any(n.startswith("_") and n not in allowed
                    for names in surface.values() for n in names)
 
