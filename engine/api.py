@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import autograd as _autograd
 from . import (autograd_gradcheck, creation, data, devices, dtypes, functional_autograd,
-               init, lr_scheduler, nn_layers, optim, random_creation)
+               init, lr_scheduler, nn_layers, ops_reduce, optim, random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
@@ -111,6 +111,7 @@ optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))
 func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
+linalg = make_namespace("torch.linalg", ops_reduce.LINALG)
 utils = make_namespace("torch.utils", {"data": make_namespace("torch.utils.data", data.FUNCTIONS)})
 
 _TORCH_FUNCTIONS = _collect("functions")
@@ -134,7 +135,7 @@ torch = make_namespace("torch", {
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "inference_mode": inference_mode,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
-    "optim": optim_namespace, "func": func, "utils": utils,
+    "optim": optim_namespace, "func": func, "utils": utils, "linalg": linalg,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
     "device": devices.device, "cuda": make_namespace("torch.cuda", {
         "is_available": devices.is_available, "device_count": devices.device_count}),
@@ -142,5 +143,6 @@ torch = make_namespace("torch", {
     **dtypes.ALIASES,
 })
 
-__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "utils", "Tensor",
+__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "utils", "linalg",
+           "Tensor",
            "Node", "AccumulateGrad"]

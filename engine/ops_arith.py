@@ -385,6 +385,36 @@ def clamp(a, min=None, max=None):
     return record(CLAMP, finish(out, dt), (a,), {"low": min, "high": max})
 
 
+CLAMP_MIN = op("ClampMinBackward0", lambda F, g, out, a, low: F.where(a >= low, g, 0.0),
+               saves="i", explain="clamp_min passes the gradient where a ≥ min",
+               formulas=("∂clamp_min(a)/∂a = [a ≥ min]",),
+               check=Check(lambda a: a.clamp_min(0.25), (away_from_zero(4),)))
+CLAMP_MAX = op("ClampMaxBackward0", lambda F, g, out, a, high: F.where(a <= high, g, 0.0),
+               saves="i", explain="clamp_max passes the gradient where a ≤ max",
+               formulas=("∂clamp_max(a)/∂a = [a ≤ max]",),
+               check=Check(lambda a: a.clamp_max(0.25), (away_from_zero(4),)))
+
+
+def _one_bound(entry, a, bound, name, compute):
+    if type(bound) not in NUMBERS:  # (torch's Tensor-bound overload records another node)
+        from .unsupported import Unsupported  # noqa: PLC0415 - an error path
+
+        raise Unsupported(f"torch.{name} with a tensor bound")
+    dt = result_dtype(a, bound)
+    key = "low" if entry is CLAMP_MIN else "high"
+    return record(entry, finish(compute(bound, a.array), dt), (a,), {key: bound})
+
+
+@exposes(CLAMP_MIN, functions=("clamp_min",), methods=("clamp_min",))
+def clamp_min(a, min):
+    return _one_bound(CLAMP_MIN, a, min, "clamp_min", np.maximum)  # (a tie keeps a's -0.)
+
+
+@exposes(CLAMP_MAX, functions=("clamp_max",), methods=("clamp_max",))
+def clamp_max(a, max):
+    return _one_bound(CLAMP_MAX, a, max, "clamp_max", np.minimum)
+
+
 def _argument_word(value) -> str:
     """A value as torch's "invalid combination of arguments" lists it."""
     return {type(None): "NoneType"}.get(type(value), "Tensor" if hasattr(value, "array")

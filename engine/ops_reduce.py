@@ -10,8 +10,8 @@ import numpy as np
 
 from . import summation
 from .graph import NUMBERS, record
-from .ops_arith import div_scalar
-from .ops_shape import expand
+from .ops_arith import clamp_min, div, div_scalar
+from .ops_shape import expand, expand_as
 from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims, finish,
                        floating, laid_out, reduce_dims, type_word)
 from .printing import format_return_type
@@ -241,6 +241,35 @@ def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     out = c_order(np.asarray(_vector_norm(x, float(p), chosen, keepdim)))
     return record(NORM, out.astype(x.dtype, copy=False), (a,),
                   {"dims_": chosen, "keepdim": keepdim, "p": float(p)})
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """torch.linalg.vector_norm: the norm op under its linalg name (torch.norm calls it too)."""
+    return norm(x, float(ord) if type(ord) is int else ord, dim, keepdim, dtype)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, dtype=None):
+    """torch.linalg.norm: without `ord`, the 2-norm of the elements (Frobenius for a matrix);
+    a vector's p-norm; a matrix norm by `ord` is not offered."""
+    if ord is not None and (A.array.ndim >= 2 if dim is None else
+                            isinstance(dim, (tuple, list)) and len(dim) == 2):
+        from .unsupported import Unsupported  # noqa: PLC0415 - an error path
+
+        raise Unsupported(f"torch.linalg.norm with ord={ord!r} (a matrix norm)")
+    return vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype)
+
+
+LINALG = {"vector_norm": vector_norm, "norm": linalg_norm}
+
+
+@exposes(nn=("normalize",))
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """F.normalize, as torch composes it: input / norm(input, p, dim).clamp_min(eps)."""
+    if out is not None:
+        from .unsupported import Unsupported  # noqa: PLC0415 - an error path
+
+        raise Unsupported("torch.nn.functional.normalize with out=")
+    return div(input, expand_as(clamp_min(norm(input, p, dim, True), eps), input))
 
 
 # === max and min ================================================================================

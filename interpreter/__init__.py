@@ -54,6 +54,7 @@ def default_modules() -> dict[str, Any]:
             "torch.nn.init": api.nn.init, "torch.optim": api.optim_namespace,
             "torch.autograd": api.autograd, "torch.autograd.functional": api.autograd.functional,
             "torch.func": api.func, "torch.utils": api.utils, "torch.utils.data": api.utils.data,
+            "torch.linalg": api.linalg,
             "math": MathNamespace(), "random": RandomNamespace(),
             "collections": CollectionsNamespace()}
 

@@ -13,7 +13,7 @@ from autodiff.engine.unsupported import Unsupported
 # while the engine lacks it.
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
            "torch.optim.lr_scheduler",
-           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils",
+           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
            "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
 
 _lists: dict[str, frozenset] = {}

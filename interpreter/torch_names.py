@@ -246,6 +246,13 @@ NAMES = {
         "debug_unwrap functional_call functionalize grad grad_and_value hessian jacfwd jacrev "
         "jvp linearize rearrange replace_all_batch_norm_modules_ stack_module_state vjp vmap "
     ),
+    "torch.linalg": (
+        "LinAlgError cholesky cholesky_ex common_notes cond cross det diagonal eig eigh eigvals "
+        "eigvalsh householder_product inv inv_ex ldl_factor ldl_factor_ex ldl_solve lstsq lu "
+        "lu_factor lu_factor_ex lu_solve matmul matrix_exp matrix_norm matrix_power matrix_rank "
+        "multi_dot norm pinv qr slogdet solve solve_ex solve_triangular svd svdvals tensorinv "
+        "tensorsolve vander vecdot vector_norm "
+    ),
     "torch.utils": (
         "ThroughputBenchmark backcompat backend_registration checkpoint cmake_prefix_path "
         "collect_env copyreg cpp_backtrace data deterministic dlpack "

@@ -17,7 +17,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "interpreter" / "torch_names.py"
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
            "torch.optim.lr_scheduler",
-           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils",
+           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
            "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
 
 
