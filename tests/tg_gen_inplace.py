@@ -27,6 +27,9 @@ from tg_values import Var, _fmt, _lit
 INDEX_KINDS = ("int", "slice_zero", "slice_from", "slice_all", "slice_range", "slice_step", "ellipsis",
                "ellipsis_int", "col", "int_int", "int_slice", "mask", "list", "tensor_list", "none",
                "bool", "mixed")
+# drawn twice as often: "bool" splits into two coverage rows (a literal, a 0-d mask), each of
+# which must reach 20 programs per 10,000 in every write scenario
+_DRAWN_KINDS = INDEX_KINDS + ("bool",)
 # Ops whose backward does not read their own result, so a later write into it is allowed.
 WRITABLE_TOKENS = ("+", "-", "*", "neg", "sum", "mean", "matmul", "cat", "stack", "clamp",
                    "maximum", "minimum", "where", "square")
@@ -117,7 +120,7 @@ def _written_value(b: Builder, slot: tuple, grad_leaves: list[Var],
 def _write(b: Builder, target: Var, grad_leaves: list[Var], needs_grad: bool = False) -> bool:
     """One write through an index into `target` (its shadow value updated); False if none fits."""
     for _ in range(2):  # a kind the target's dims do not allow (int_int on 1-d) draws again
-        kind = b.r.choice(INDEX_KINDS)
+        kind = b.r.choice(_DRAWN_KINDS)
         key = index_key(b, target, kind)
         if key is not None:
             break
