@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from .layout import laid_out_like
 from .printing import format_grad_fn
 from .session import current
 
@@ -406,9 +407,9 @@ def _accumulate_retained(node, g, rules, create_graph: bool) -> None:
     if type(node) is MultiNode:
         for nr, tensor in node.retained.items():
             if g[nr] is not None:
-                accumulate(tensor, g[nr], rules, create_graph)
+                accumulate(tensor, g[nr], rules, create_graph, retained=True)
     else:
-        accumulate(node.retained, g, rules, create_graph)
+        accumulate(node.retained, g, rules, create_graph, retained=True)
 
 
 def _deliver_to_output(pending: dict, node: MultiNode, nr: int, g) -> None:
@@ -530,8 +531,10 @@ def _raise_modified(array, where: str, now: int, expected: int):
         "to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def accumulate(tensor, g, rules, create_graph: bool) -> None:
-    """Add gradient `g` into `tensor.grad` (as torch's AccumulateGrad does)."""
+def accumulate(tensor, g, rules, create_graph: bool, retained: bool = False) -> None:
+    """Add gradient `g` into `tensor.grad` (as torch's AccumulateGrad does; for a non-leaf that
+    retains its gradient, `retained`: torch's retain_grad hook, whose first .grad is a
+    contiguous copy whatever the layouts)."""
     grad = tensor._grad
     if create_graph:
         g = rules.gradient(g)
@@ -542,7 +545,11 @@ def accumulate(tensor, g, rules, create_graph: bool) -> None:
     cls = type(tensor)
     if grad is None:
         # copy: one gradient array can reach several leaves (e.g. through an add)
-        tensor._grad = cls._wrap(np.array(g, dtype=tensor.array.dtype, copy=True))
+        like = tensor.array
+        tensor._grad = cls._wrap(
+            laid_out_like(g, like) if not retained and type(g) is np.ndarray
+            and type(like) is np.ndarray
+            else np.array(g, dtype=like.dtype, order="C", copy=True))
     else:
         # in place, as torch does: a reference taken to `.grad` (or its storage) sees the sum
         target = grad.array

@@ -45,15 +45,25 @@ def iteration_order(sizes, operand_strides, reduction: bool = False) -> list:
     return perm
 
 
-def _dense(x) -> bool:
-    """torch's is_non_overlapping_and_dense: some order of the dims steps through one block."""
-    pairs = sorted((st, n) for st, n in zip(x.strides, x.shape) if n != 1)
+def dense(x) -> bool:
+    """torch's is_non_overlapping_and_dense: the elements fill their span, in some order."""
     step = x.itemsize
-    for st, n in pairs:
-        if st != step:
+    for stride, size in sorted((abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1):
+        if stride != step:
             return False
-        step *= n
+        step *= size
     return True
+
+
+def laid_out_like(g: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A new copy of gradient `g` for a leaf's first `.grad`, by torch's layout contract:
+    the leaf's own strides when it is dense (a transposed gradient of a row-major leaf comes
+    out row-major, so `w.grad.view(-1)` works as in torch), else contiguous."""
+    if g.flags.c_contiguous and like.flags.c_contiguous:
+        return np.array(g, dtype=like.dtype, copy=True)  # (the usual case)
+    out = np.empty_like(like) if dense(like) else np.empty(like.shape, like.dtype)
+    np.copyto(out, g, casting="unsafe")
+    return out
 
 
 def elementwise_layout(out: np.ndarray, inputs) -> np.ndarray:
@@ -65,7 +75,7 @@ def elementwise_layout(out: np.ndarray, inputs) -> np.ndarray:
     if all(x.flags.c_contiguous for x in arrays):
         return out  # (both lay out a result of contiguous inputs contiguously)
     same_shape = len(arrays) == len(inputs) and all(x.shape == shape for x in arrays)
-    if same_shape and all(_dense(x) for x in arrays) and \
+    if same_shape and all(dense(x) for x in arrays) and \
             all(x.strides == arrays[0].strides for x in arrays):
         strides = tuple(st // arrays[0].itemsize for st in arrays[0].strides)
     else:

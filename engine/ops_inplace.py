@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 from .graph import LEGACY_TYPE_NAMES, NO_ACCUMULATOR, NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
+from .layout import dense
 from .operands import NotAnOperand, binary, check_broadcast, type_word
 from .ops_shape import expand, expanded_shape, view
 from . import ops_math
@@ -292,16 +293,6 @@ def inplace(a, result, checked: bool = False):
     return a
 
 
-def _dense(x) -> bool:
-    """torch's is_non_overlapping_and_dense: the elements fill their span, in some order."""
-    step = x.itemsize
-    for stride, size in sorted((abs(st), n) for st, n in zip(x.strides, x.shape) if n != 1):
-        if stride != step:
-            return False
-        step *= size
-    return True
-
-
 def _first_byte(x) -> int:
     return x.__array_interface__["data"][0] + builtins.sum(
         st * (n - 1) for st, n in zip(x.strides, x.shape) if st < 0)
@@ -313,7 +304,7 @@ def check_no_partial_overlap(a, b) -> None:
     if type(b) is not type(a) or b is a or a._vc is None or b._vc is not a._vc:
         return  # (only aliases share a version counter)
     target, source = np.asarray(a.array), np.asarray(b.array)
-    if not target.size or not source.size or not (_dense(target) and _dense(source)):
+    if not target.size or not source.size or not (dense(target) and dense(source)):
         return
     t0, s0 = _first_byte(target), _first_byte(source)
     t1, s1 = t0 + target.nbytes, s0 + source.nbytes

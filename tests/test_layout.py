@@ -165,3 +165,43 @@ def _views(t) -> bool:
     except RuntimeError:
         return False
     return True
+
+
+GRADIENT_LAYOUTS = [
+    "(a.t() * 2).sum().backward()",
+    "(a.t() @ torch.ones(2, 3)).sum().backward()",
+    "(torch.ones(4, 3) @ a.t()).sum().backward()",
+    "(a.permute(1, 0).exp()).sum().backward()",
+    "(a.t()[1:] * 3).sum().backward()",
+    "(a.t() * 2).sum().backward()\n(a * 1).sum().backward()",
+    "a.grad = None\n(a.t() + a.t()).sum().backward()",
+    # a non-leaf's retained gradient is a contiguous copy, whatever the layouts
+    "y = a.t() * 2\ny.retain_grad()\n(y.t() * 3).sum().backward()\nprint(y.grad.view(-1))",
+    "y = a * 2\ny.retain_grad()\n(y.t() * 3).sum().backward()\nprint(y.grad.view(-1))",
+    # a transposed leaf keeps its own layout; a strided one gets a contiguous .grad
+    "a = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).t().requires_grad_()\n"
+    "(a * 2).sum().backward()\nprint(a.grad.t().reshape(-1), a.grad.t().view(-1))",
+    "a = torch.arange(12.0).reshape(2, 6)[:, ::2].requires_grad_()\n"
+    "(a * 2).sum().backward()",
+]
+
+
+@needs_torch
+def test_a_leafs_first_gradient_is_laid_out_as_the_leaf():
+    """torch's AccumulateGrad gives a dense leaf's .grad the leaf's own strides, whatever
+    layout the gradient arrived in: `a.grad.view(-1)` works on a row-major leaf's gradient
+    that came back transposed (and fails on a transposed leaf's, as in torch)."""
+    import io
+
+    from autodiff.interpreter import run_source
+    from autodiff.interpreter.reference import run_many_with_torch
+
+    prelude = "import torch\na = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], " \
+              "requires_grad=True)\n"
+    sources = [prelude + body + "\nprint(a.grad.view(-1))\n" for body in GRADIENT_LAYOUTS]
+    for body, source, want in zip(GRADIENT_LAYOUTS, sources, run_many_with_torch(sources)):
+        out = io.StringIO()
+        result = run_source(source, "g.tg", out=out)
+        error = None if result.error is None else \
+            f"{result.error.error_class}: {result.error.message}".splitlines()[0]
+        assert (out.getvalue(), error) == (want.stdout, want.error), body
