@@ -374,39 +374,25 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
             except Exception as exc:
                 refused(exc, f, L, (x, y), {})
                 raise
-    elif kwargs and _torch_keywords(kwargs):  # `axis=`, `keepdims=`, `out=`
-        from autodiff.engine import torch_keywords  # noqa: PLC0415
+    else:
+        if _torch_keywords(kwargs):  # `axis=`, `keepdims=`, `out=`
+            from autodiff.engine.torch_keywords import call as invoke  # noqa: PLC0415
+        else:
+            invoke = _invoke
 
         def call(L: dict) -> Any:
             f = func(L)
             pos, kw = [a(L) for a in args], {k: v(L) for k, v in kwargs}
             try:
-                return torch_keywords.call(f, pos, kw)
+                return invoke(f, pos, kw)
             except Exception as exc:
-                placed = by_name(exc, f, L, pos, kw)
+                placed = by_name(exc, f, L, pos, kw)  # torch's names of positional parameters
                 if placed is None:
                     refused(exc, f, L, tuple(pos), kw)
                     raise
             pos, kw = placed
             try:
-                return torch_keywords.call(f, pos, kw)
-            except Exception as exc:
-                refused(exc, f, L, tuple(pos), kw)
-                raise
-    else:
-        def call(L: dict) -> Any:
-            f = func(L)
-            pos, kw = [a(L) for a in args], {k: v(L) for k, v in kwargs}
-            try:
-                return f(*pos, **kw)
-            except Exception as exc:
-                placed = by_name(exc, f, L, pos, kw)
-                if placed is None:
-                    refused(exc, f, L, tuple(pos), kw)
-                    raise
-            pos, kw = placed
-            try:
-                return f(*pos, **kw)
+                return invoke(f, pos, kw)
             except Exception as exc:
                 refused(exc, f, L, tuple(pos), kw)
                 raise
@@ -414,24 +400,37 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
     return guarded(node, cx, call)
 
 
+def _invoke(f, pos: list, kw: dict) -> Any:
+    return f(*pos, **kw)
+
+
+def _call_owner(node: ast.Call, cx: Context):
+    """(name, closure reading its owner) of a call `owner.name(...)`, for the error paths
+    that word or mend a refused call as torch's parser would; (None, None) for other calls."""
+    name = node.func.attr if type(node.func) is ast.Attribute else None
+    owner = compile_expr(node.func.value, cx) if name and type(node.func.value) is ast.Name \
+        else None
+
+    def namespace(L: dict):
+        try:
+            return owner(L) if owner is not None else None
+        except Exception:  # noqa: BLE001 - the name is read again only to word or place
+            return None
+    return name, namespace
+
+
 def _refused_call(node: ast.Call, cx: Context) -> Callable:
     """A check for a call that raised: `torch.name(...)` or `tensor.name(...)` whose
     arguments torch's parser refuses raises torch's TypeError (engine/signatures.py) in
     place of the engine's error; any other error is left to propagate."""
-    name = node.func.attr if type(node.func) is ast.Attribute else None
-    owner = compile_expr(node.func.value, cx) if name and type(node.func.value) is ast.Name \
-        else None
+    name, namespace = _call_owner(node, cx)
 
     def refused(exc: Exception, f, L: dict, pos: tuple, kw: dict) -> None:
         if name is None or isinstance(exc, TgError):
             return
         from autodiff.engine.signatures import call_error  # noqa: PLC0415 - an error path
 
-        try:
-            namespace = owner(L) if owner is not None else None
-        except Exception:  # noqa: BLE001 - the name is read again only to word the error
-            namespace = None
-        error = call_error(exc, f, name, namespace, pos, kw)
+        error = call_error(exc, f, name, namespace(L), pos, kw)
         if error is not exc:
             raise error from None
     return refused
@@ -440,20 +439,14 @@ def _refused_call(node: ast.Call, cx: Context) -> Callable:
 def _positional_by_name(node: ast.Call, cx: Context) -> Callable:
     """For a call `owner.name(..., key=value)` that raised: the arguments with torch's names
     of positional parameters moved into place (engine/torch_keywords.by_position), or None."""
-    name = node.func.attr if type(node.func) is ast.Attribute else None
-    owner = compile_expr(node.func.value, cx) if name and type(node.func.value) is ast.Name \
-        else None
+    name, namespace = _call_owner(node, cx)
 
     def by_name(exc: Exception, f, L: dict, pos: list, kw: dict):
         if name is None or isinstance(exc, TgError):
             return None
         from autodiff.engine.torch_keywords import by_position  # noqa: PLC0415 - an error path
 
-        try:
-            namespace = owner(L) if owner is not None else None
-        except Exception:  # noqa: BLE001 - the name is read again only to place the arguments
-            namespace = None
-        return by_position(exc, f, name, namespace, pos, kw)
+        return by_position(exc, f, name, namespace(L), pos, kw)
     return by_name
 
 
