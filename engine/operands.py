@@ -85,14 +85,15 @@ def finish(out, dt):
     return out if have is dt or have == dt else out.astype(dt)
 
 
-def laid_out(out, x, y):
+def elementwise_result(out, x, y, dt):
     """An elementwise result of x and y (arrays or numbers) in torch's layout for it, which
-    differs from NumPy's only when an input is not contiguous (layout.py)."""
+    differs from NumPy's only when an input is not contiguous (layout.py), and in dtype `dt`."""
     if type(out) is np.ndarray and out.ndim > 1 and not (
             (type(x) is not np.ndarray or x.flags.c_contiguous)
             and (type(y) is not np.ndarray or y.flags.c_contiguous)):
-        return elementwise_layout(out, (x, y))
-    return out
+        out = elementwise_layout(out, (x, y))
+    have = out.dtype
+    return out if have is dt or have == dt else out.astype(dt)
 
 
 _BROADCASTS: set = set()  # shape pairs already checked: loops meet the same ones

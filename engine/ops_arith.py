@@ -12,7 +12,7 @@ import numpy as np
 from .fma import fma
 from .ops_division import divide_rounded
 from .graph import NUMBERS, record
-from .operands import NotAnOperand, binary, finish, floating, laid_out, result_dtype
+from .operands import NotAnOperand, binary, elementwise_result, finish, floating, result_dtype
 from .registry import Check, Family, any_, away_from_zero, positive, unit
 from .session import check_allocation
 
@@ -36,7 +36,7 @@ def add(a, b, alpha=1):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    return record(ADD, finish(laid_out(x + y, x, y), dt), (a, b))
+    return record(ADD, elementwise_result(x + y, x, y, dt), (a, b))
 
 
 def _add_scaled(entry, a, b, alpha, sign: int):
@@ -73,7 +73,7 @@ def sub(a, b, alpha=1):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    return record(SUB, finish(laid_out(x - y, x, y), dt), (a, b))
+    return record(SUB, elementwise_result(x - y, x, y, dt), (a, b))
 
 
 @exposes(RSUB, methods=("__rsub__",))
@@ -103,7 +103,7 @@ def mul(a, b):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
-    return record(MUL, finish(laid_out(x * y, x, y), dt), (a, b))
+    return record(MUL, elementwise_result(x * y, x, y, dt), (a, b))
 
 
 DIV = op("DivBackward0", lambda F, g, out, a, b: g / b,
@@ -126,7 +126,7 @@ def div(a, b, rounding_mode=None):
         x, y, dt = binary(a, b, floating=True)
     except NotAnOperand:
         return NotImplemented
-    return record(DIV, finish(laid_out(x / y, x, y), dt), (a, b))
+    return record(DIV, elementwise_result(x / y, x, y, dt), (a, b))
 
 
 @exposes(RECIPROCAL, MUL, methods=("__rtruediv__",))
@@ -251,7 +251,7 @@ def pow(a, exponent):
     except NotAnOperand:
         return NotImplemented
     if type(exponent) is type(a):
-        return record(POW_TENSOR, finish(laid_out(_array_power(x, y, dt), x, y), dt),
+        return record(POW_TENSOR, elementwise_result(_array_power(x, y, dt), x, y, dt),
                       (a, exponent))
     if dt.kind in "iu" and y < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -423,13 +423,16 @@ def _argument_word(value) -> str:
 
 # === comparisons and bitwise ops (no gradient) ==================================================
 
+_BOOL = np.dtype(bool)
+
+
 def _comparison(compute, *names):
     def compare(a, b):
         try:
             x, y, _ = binary(a, b)
         except NotAnOperand:
             return NotImplemented
-        return type(a)._wrap(laid_out(np.asarray(compute(x, y)), x, y))
+        return type(a)._wrap(elementwise_result(np.asarray(compute(x, y)), x, y, _BOOL))
     compare.__name__ = compare.__qualname__ = names[0]
     return exposes(functions=[n for n in names if not n.startswith("_")], methods=names)(compare)
 
@@ -450,7 +453,7 @@ def _logical(compute, *names):
             return NotImplemented
         if dt.kind == "f":
             raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
-        return type(a)._wrap(finish(laid_out(compute(x, y), x, y), dt))
+        return type(a)._wrap(elementwise_result(compute(x, y), x, y, dt))
     combine.__name__ = combine.__qualname__ = names[0]
     return exposes(functions=names[:1], methods=names)(combine)
 

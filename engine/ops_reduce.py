@@ -12,8 +12,8 @@ from . import summation
 from .graph import NUMBERS, record
 from .ops_arith import clamp_min, div, div_scalar
 from .ops_shape import expand, expand_as
-from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims, finish,
-                       floating, laid_out, reduce_dims, type_word)
+from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims,
+                       elementwise_result, floating, reduce_dims, type_word)
 from .printing import format_return_type
 from .registry import Check, Family, any_, away_from_zero
 
@@ -94,8 +94,11 @@ MEAN_DIM = op("MeanBackward1",
 
 def _spread_mean_array(g, shape, n):
     # g/n is one value: dividing it once and filling equals torch's division of every element
-    return np.full(shape, g / n, dtype=g.dtype) if n and not g.shape else \
-        np.broadcast_to(g, shape) / n
+    if n and not g.shape:
+        out = np.empty(shape, g.dtype)  # (np.full's Python wrapper costs more than the fill)
+        out.fill(g / n)
+        return out
+    return np.broadcast_to(g, shape) / n
 
 
 word("spread_mean", _spread_mean_array)(
@@ -421,13 +424,13 @@ MINIMUM = op("MinimumBackward0", lambda F, g, out, a, b: _split_tie(F, g, a, b, 
 def maximum(a, b):
     x, y, dt = _tensor_pair(a, b, "maximum")
     # NumPy returns its second argument on a tie, torch its first: 0. and -0. show it
-    return record(MAXIMUM, finish(laid_out(np.maximum(y, x), x, y), dt), (a, b))
+    return record(MAXIMUM, elementwise_result(np.maximum(y, x), x, y, dt), (a, b))
 
 
 @exposes(MINIMUM, functions=("minimum",), methods=("minimum",))
 def minimum(a, b):
     x, y, dt = _tensor_pair(a, b, "minimum")
-    return record(MINIMUM, finish(laid_out(np.minimum(y, x), x, y), dt), (a, b))
+    return record(MINIMUM, elementwise_result(np.minimum(y, x), x, y, dt), (a, b))
 
 
 def _tensor_pair(a, b, name):
