@@ -87,7 +87,7 @@ def compile_expr(node: ast.Node, cx: Context) -> Eval:
 _LAZY = {"ClassDef": "classes", "Try": "exceptions", "Raise": "exceptions",
          "ListComp": "comprehensions", "SetComp": "comprehensions", "DictComp": "comprehensions",
          "GeneratorExp": "comprehensions", "FunctionDef": "functions", "Lambda": "functions",
-         "Import": "imports", "ImportFrom": "imports"}
+         "Import": "imports", "ImportFrom": "imports", "Yield": "generators"}
 
 
 def load_compiler(kind: type, table: dict) -> Callable:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from autodiff.parser import ast
 
 from .expressions import _DISPATCH as EXPRESSIONS, Context, compile_expr, runtime_error
+from .generators import generator_body, is_generator
 from .runtime import MAX_CALL_DEPTH, RETURN, RETURN_SLOT, Runtime
 from .scopes import CLASS, OUTER, function_scope
 from .statements import _DISPATCH as STATEMENTS, compile_block, compile_store
@@ -177,7 +178,9 @@ def _function_parts(node: ast.Node, params: tuple, cx: Context, name: str):
 def compile_FunctionDef(node: ast.FunctionDef, cx: Context) -> Callable[[dict], None]:
     decorators = [_decorator(d, cx) for d in node.decorators]
     scope, sig, defaults, kwdefaults = _function_parts(node, node.params, cx, node.name)
-    body = compile_block(node.body, cx.inner(scope))
+    inner = cx.inner(scope)
+    body = generator_body(node.body, inner, scope.qualname) if is_generator(node.body) \
+        else compile_block(node.body, inner)
     store, rt, name, qualname = compile_store(ast.Name(node.name), cx), cx.rt, node.name, scope.qualname
     nested, filename = scope.nested, cx.filename
 

@@ -27,7 +27,8 @@ _NODES = tuple(getattr(_ast, _n) for _n in (
     "Subscript", "Slice", "Name", "Constant", "List", "Tuple", "JoinedStr", "FormattedValue",
     "expr_context", "operator", "unaryop", "boolop", "cmpop", "ImportFrom", "ClassDef",
     "Lambda", "ListComp", "SetComp", "DictComp", "GeneratorExp", "comprehension", "Dict",
-    "Set", "Starred", "Try", "ExceptHandler", "Raise", "Delete", "Global", "Nonlocal"))
+    "Set", "Starred", "Try", "ExceptHandler", "Raise", "Delete", "Global", "Nonlocal", "Yield",
+    "YieldFrom"))
 
 
 def _existing_attributes():
@@ -100,6 +101,9 @@ class _Program:
         self.own_attributes |= {n.attr for n in walk if isinstance(n, _ast.Attribute)
                                 and isinstance(n.ctx, _ast.Store) and _root(n) in self.instances}
         self.init_methods = {id(f) for f in methods if f.name == "__init__"}
+        # .tg has yield statements only: a yield anywhere else is read otherwise by autodiff
+        self.yield_statements = {id(n.value) for n in walk if isinstance(n, _ast.Expr)
+                                 and isinstance(n.value, (_ast.Yield, _ast.YieldFrom))}
         self.from_imports = {id(a): n.module for n in walk if isinstance(n, _ast.ImportFrom)
                              for a in n.names}
         self.bound = {n.id for n in walk if isinstance(n, _ast.Name) and not isinstance(n.ctx, _ast.Load)}
@@ -167,7 +171,8 @@ def _import_problem(node, at, surface, program):
 
 def _problem(node, at, surface, program):
     """What is wrong with one node of the program as CPython reads it (None: nothing)."""
-    if not isinstance(node, _NODES):
+    if not isinstance(node, _NODES) or (isinstance(node, (_ast.Yield, _ast.YieldFrom))
+                                        and id(node) not in program.yield_statements):
         return at(node, f"Python reads this text as {type(node).__name__}, which is not a "
                         ".tg construct (autodiff's parser reads it otherwise)")
     if isinstance(node, _ast.Name):

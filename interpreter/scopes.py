@@ -160,7 +160,7 @@ def declarations(body: tuple, parent: Scope, filename: str, params: set) -> tupl
     """The `global` and `nonlocal` names of a function body, with Python's checks."""
     declared_global: set[str] = set()
     declared_nonlocal: set[str] = set()
-    for stmt in _statements(body):
+    for stmt in statements_of(body):
         kind = type(stmt)
         if kind is not ast.Global and kind is not ast.Nonlocal:
             continue
@@ -181,12 +181,12 @@ def declarations(body: tuple, parent: Scope, filename: str, params: set) -> tupl
 
 def check_module_declarations(body: tuple, filename: str) -> None:
     """`nonlocal` cannot appear at module level (a `global` there is allowed and changes nothing)."""
-    for stmt in _statements(body):
+    for stmt in statements_of(body):
         if type(stmt) is ast.Nonlocal:
             raise _syntax_error("nonlocal declaration not allowed at module level", stmt, filename)
 
 
-def _statements(body: tuple):
+def statements_of(body: tuple):
     """Every statement of a body, nested blocks included, not inside nested defs and classes."""
     stack = list(body)
     while stack:
@@ -202,7 +202,7 @@ def _statements(body: tuple):
 
 
 def _declaration(body: tuple, name: str):
-    for stmt in _statements(body):
+    for stmt in statements_of(body):
         if type(stmt) is ast.Nonlocal and name in stmt.names:
             return stmt
     return None

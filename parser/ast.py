@@ -281,6 +281,11 @@ class ExceptHandler(Node):
     __slots__ = _fields = ('type', 'name', 'body')
 
 
+class Yield(Node):
+    # a statement: `yield value` (value None for a bare `yield`), `yield from value` (delegate)
+    __slots__ = _fields = ('value', 'delegate')
+
+
 class Raise(Node):
     __slots__ = _fields = ('exc', 'cause')
 

@@ -15,7 +15,7 @@ _NAMED = [("COLON", "':'"), ("RPAR", "')'"), ("RSQB", "']'"), ("EQUAL", "'='"),
           ("IN", "'in'"), ("ELSE", "'else'"), ("NAME", "a name"), ("_INDENT", "an indented block"),
           ("_NEWLINE", "end of line")]
 _UNSUPPORTED_WORDS = {
-    "yield": "generators ('yield') are", "async": "'async' code is", "await": "'await' is",
+    "async": "'async' code is", "await": "'await' is",
     "match": "'match' statements are",
 }
 _WORD = re.compile(r"[rRfFuUbB]{0,2}('''|\"\"\"|'|\")|#.*|[A-Za-z_]\w*|\S")
@@ -146,6 +146,9 @@ def translate(exc: UnexpectedCharacters | UnexpectedToken, source: str, filename
 
 
 def _special(kind: str, expected: set[str], text: str, col: int) -> str | None:
+    if kind == "YIELD":  # (a yield statement parses: this one stands inside an expression)
+        return "'yield' inside an expression is not supported by autodiff (the statements " \
+               "'yield value' and 'yield from values' are)"
     if kind == "FOR" and "RPAR" in expected and "COMMA" in expected:
         return "Generator expression must be parenthesized"
     if kind == "COLON" and "RPAR" in expected:

@@ -132,6 +132,11 @@ class StatementRules:
         kind = ast.Global if c[0].value == "global" else ast.Nonlocal
         return kind(names, **self.span(c[0], c[-1]))
 
+    def yield_stmt(self, c):
+        if len(c) == 3:  # "yield" "from" test
+            return ast.Yield(c[2], True, **self.span(c[0], c[-1]))
+        return ast.Yield(c[1] if len(c) > 1 else None, False, **self.span(c[0], c[-1]))
+
     def raise_stmt(self, c):
         exc = c[1] if len(c) > 1 else None
         cause = c[3] if len(c) > 3 else None

@@ -194,12 +194,24 @@ V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in
                + [("del", e) for e in DELETIONS] + [("scope", e) for e in SCOPES]
                + [("type", e) for e in TYPES] + [("decorator", e) for e in DECORATORS]
                + [("numpy", e) for e in NUMPY])
+# a generator object is Python's own underneath: none of its frame, code or methods
+_GEN = "def g(x):\n    yield x\n    yield from [x]\n"
+GENERATORS = [_GEN + "print(g(t).gi_frame)", _GEN + "print(g(t).gi_code)",
+              _GEN + "print(g(t).gi_frame.f_globals)", _GEN + "print(g(t)._steps)",
+              _GEN + "print(g(t).__next__)", _GEN + "print(g(t).send(None))",
+              _GEN + "print(g(t).throw(ValueError))", _GEN + "print(type(g(t))(iter([1]), 0, 'x'))",
+              _GEN + "print(type(g(t)).__init__)", _GEN + "print(g(t)._rt.classes)",
+              _GEN + "print(next(g(t)).__class__)", _GEN + "print([v.__class__ for v in g(t)])",
+              "def g():\n    yield print.__self__\nprint(list(g()))",
+              "def g():\n    yield from print.__self__.__dict__\nprint(list(g()))",
+              "def g():\n    with open('x.txt', 'w') as f:\n        yield f\nprint(list(g()))",
+              "def g():\n    import os\n    yield os\nprint(list(g()))"]
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
             + [("data", e) for e in DATA] + [("collections", e) for e in COLLECTIONS]
-            + [("__name__", e) for e in NAMES]
+            + [("__name__", e) for e in NAMES] + [("generator", e) for e in GENERATORS]
             + [("nn", e) for e in NN] + [("result", e) for e in RESULTS] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 

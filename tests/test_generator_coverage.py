@@ -105,7 +105,11 @@ ROWS = [
     _row("statements", "print(..., end=)", "print end="),
     *(_row("statements", s, f"stmt:{s}") for s in ("if", "elif", "else", "while")),
     *(_row("statements", f"for over {k}", f"stmt:for {k}") for k in
-      ("range", "list", "tuple", "enumerate", "zip", "tensor")),
+      ("range", "list", "tuple", "enumerate", "zip", "tensor", "generator")),
+    _row("statements", "yield", "stmt:yield"),
+    _row("statements", "yield from", "stmt:yield from"),
+    _row("grad mode", "yield inside a grad-mode block",
+         "grad mode: yield inside a grad-mode block"),
     _row("statements", "for with a tuple of names", "stmt:for tuple target"),
     *(_row("statements", s, f"stmt:{s}") for s in ("break", "continue", "pass")),
     _row("statements", "def", "stmt:def"),

@@ -165,7 +165,7 @@ def test_syntax_errors(src, cls, fragment, line):
 
 
 @pytest.mark.parametrize("src, fragment", [
-    ("def f():\n    yield 1\n", "generators ('yield')"),
+    ("def f():\n    x = yield 1\n", "'yield' inside an expression is not supported"),
     ("async def f():\n    pass\n", "'async'"),
     ("while x:\n    pass\nelse:\n    pass\n", "'while ... else'"),
     ("f(x for x in y, 1)\n", "expected"),

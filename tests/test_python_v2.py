@@ -300,8 +300,110 @@ NUMPY_ERRORS = {
     "numpy_index": "import numpy as np\nnp.ones(2)[5]\n",
     "numpy_reshape": "import numpy as np\nnp.ones(4).reshape(3, 2)\n",
 }
+
+# generator functions: lazy (the prints of a generator and its consumer interleave), with
+# every statement a yield can sit in, delegation, early exits, closures and recursion
+GENERATOR_PROGRAMS = {
+    "generator_is_lazy": """
+def numbers(n):
+    print("start")
+    for i in range(n):
+        print("make", i)
+        yield i * i
+    print("done")
+g = numbers(3)
+print("made")
+for v in g:
+    print("got", v)
+print(list(g), type(g), type(g).__name__)
+print(g)
+""",
+    "generator_while_if_return": """
+def collatz(n):
+    while True:
+        yield n
+        if n == 1:
+            return
+        elif n % 2:
+            n = 3 * n + 1
+        else:
+            n //= 2
+    yield "never"
+print(list(collatz(6)), max(collatz(7)), len(list(collatz(1))))
+""",
+    "generator_delegates": """
+def leaves(tree):
+    if isinstance(tree, list):
+        for branch in tree:
+            yield from leaves(branch)
+    else:
+        yield tree
+def both():
+    yield from leaves([1, [2, [3, 4]], 5])
+    yield from "ab"
+    yield from (x * 10 for x in range(2))
+    yield
+print(list(both()))
+""",
+    "generator_consumers": """
+def pairs(n):
+    k = 0
+    while k < n:
+        yield k, str(k)
+        k += 1
+print(dict(pairs(3)), sorted(pairs(2), reverse=True), sum(a for a, _ in pairs(4)))
+print([b for _, b in pairs(3)], list(zip(pairs(2), pairs(5))), list(enumerate(pairs(2))))
+print(any(a > 2 for a, _ in pairs(5)), next(pairs(9)), list(map(len, pairs(2))))
+it = pairs(2)
+print(next(it), next(it), next(it, "end"), iter(it) is it)
+""",
+    "generator_closes_over_its_scope": """
+def counter(step):
+    total = 0
+    def advance():
+        nonlocal total
+        while True:
+            total += step
+            yield total
+    return advance
+tick = counter(5)()
+print(next(tick), next(tick), next(tick))
+def early(n):
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                break
+            if (i + j) % 2:
+                continue
+            yield i, j
+print(list(early(4)))
+""",
+    "generator_consumer_stops_early": """
+def forever():
+    n = 0
+    while True:
+        n += 1
+        yield n
+for v in forever():
+    if v > 3:
+        break
+    print(v)
+squares = (v * v for v in forever())
+print(next(squares), next(squares))
+""",
+}
+GENERATOR_ERRORS = {
+    "next_of_an_exhausted_generator": "def g():\n    yield 1\nit = g()\nnext(it)\nnext(it)\n",
+    "error_inside_a_generator": "def g(x):\n    yield 1 / x\nprint(list(g(0)))\n",
+    "generator_already_executing": "def g():\n    yield next(it)\nit = g()\nnext(it)\n",
+    "yield_from_a_number": "def g():\n    yield from 3\nlist(g())\n",
+    "generator_is_not_subscriptable": "def g():\n    yield 1\ng()[0]\n",
+    "generator_has_no_len": "def g():\n    yield 1\nlen(g())\n",
+}
 ERRORS.update(NUMPY_ERRORS)
+ERRORS.update(GENERATOR_ERRORS)
 PROGRAMS.update(NUMPY_PROGRAMS)
+PROGRAMS.update(GENERATOR_PROGRAMS)
 
 
 def cpython(source: str) -> tuple[str, str | None]:
@@ -342,3 +444,34 @@ def test_error_is_cpythons(name):
     expected = cpython(source)
     assert expected[1] is not None
     assert autodiff(source) == expected
+
+
+@pytest.mark.parametrize("source,message", [
+    ("yield 1\n", "'yield' outside function"),
+    ("x = 2\nif x:\n    yield from [x]\n", "'yield' outside function"),
+    ("def g():\n    x = yield 1\n", "'yield' inside an expression is not supported by autodiff"),
+    ("def g():\n    print((yield))\n", "'yield' inside an expression is not supported by autodiff"),
+])
+def test_a_yield_outside_a_function_or_inside_an_expression_is_a_syntax_error(source, message):
+    result = run_source(source, "program.tg", out=io.StringIO(), err=io.StringIO())
+    assert result.error.error_class == "SyntaxError"
+    assert result.error.message.startswith(message)
+    assert result.error.render(source).startswith("program.tg:")
+
+
+def test_a_yield_inside_try_is_refused_when_reached():
+    source = ("def g():\n    yield 0\n    try:\n        yield 1\n    finally:\n        pass\n"
+              "it = g()\nprint(next(it))\nnext(it)\n")
+    out = io.StringIO()
+    result = run_source(source, "program.tg", out=out, err=io.StringIO())
+    assert out.getvalue() == "0\n"
+    assert result.error.error_class == "NotImplementedError"
+    assert "'yield' inside 'try' is not supported by autodiff" in result.error.message
+    assert (result.error.line, result.error.col) == (3, 5)
+
+
+def test_a_generator_that_delegates_to_itself_stops_as_python_recursion_does():
+    source = "def g():\n    yield from g()\nlist(g())\n"
+    result = run_source(source, "program.tg", out=io.StringIO(), err=io.StringIO())
+    assert result.error.error_class == "RecursionError"
+    assert result.error.line == 2

@@ -125,6 +125,12 @@ class Flow(ValueFlow):
         elif t is ast.Assert:
             self.add("stmt:assert" + (" with message" if s.msg is not None else ""))
             self.info(s.test)
+        elif t is ast.Yield:
+            self.add("stmt:yield from" if s.delegate else "stmt:yield")
+            if self.grad_off and self.grad_off[-1]:
+                self.add("grad mode: yield inside a grad-mode block")
+            if s.value is not None:
+                self.info(s.value)
         else:
             self.add("stmt:" + name.lower())
 
@@ -175,8 +181,11 @@ class Flow(ValueFlow):
             kind = "list"
         elif type(it) is ast.Tuple:
             kind = "tuple"
+        elif type(it) is ast.Call and type(it.func) is ast.Name and it.func.id in self.defs \
+                and any(type(n) is ast.Yield for n in ast.walk(self.defs[it.func.id])):
+            kind = "generator"
         source = self.info(it)
-        if source.kind == "tensor":
+        if source.kind == "tensor" and kind != "generator":
             kind = "tensor"
         elif kind == "other" and source.kind in ("list", "tuple"):
             kind = source.kind

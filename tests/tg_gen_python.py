@@ -187,8 +187,46 @@ def _continuation(b: Builder) -> None:
     b.emit("                   keepdim=False))")
 
 
+def _generator(b: Builder) -> None:
+    """A generator function of tensors, consumed lazily by a loop, sum(), list() or next();
+    sometimes it yields inside a grad-mode block, which stays on while it is suspended."""
+    n = b.r.randint(1, 3)
+    factor = b.r.choice(["2", "-0.5", "k + 1"])
+    b.emit("def parts(t, n):")
+    b.emit("    k = 0")
+    b.emit("    while k < n:")
+    if b.chance(3):
+        b.emit("        with torch.no_grad():")
+        b.emit(f"            yield t * {factor}")
+    else:
+        b.emit(f"        yield t * {factor}")
+    b.emit("        k += 1")
+    b.emit(b.r.choice(["    yield from [t.sum(), t.exp()]", "    return", "    yield t",
+                       "    print(torch.is_grad_enabled())"]))
+    consumer = b.r.choice(["loop", "sum", "list", "next"])
+    if consumer == "loop":
+        b.emit("acc = x * 0")
+        b.emit(f"for part in parts(x, {n}):")
+        b.emit("    print(part.requires_grad, torch.is_grad_enabled())")
+        b.emit("    acc = acc + part")
+    elif consumer == "sum":
+        b.emit(f"acc = sum(parts(x, {n}))")
+    elif consumer == "list":
+        b.emit(f"acc = list(parts(x, {n}))[-1]")
+    else:
+        b.emit(f"it = parts(x, {n})")
+        b.emit("acc = next(it) + next(it, x)")
+        b.emit("print(torch.is_grad_enabled())")
+    b.emit("print(acc, acc.grad_fn)")
+    b.emit("if acc.requires_grad:")
+    b.emit("    acc.sum().backward()")
+    b.emit("    print(x.grad)")
+    b.emit("    x.grad = None")
+
+
 SNIPPETS = [_loop_range, _loop_while, _def_recursive, _lists_and_builtins, _enumerate_zip,
-            _fstrings, _comparisons, _math, _augmented, _attributes, _assertions, _continuation]
+            _fstrings, _comparisons, _math, _augmented, _attributes, _assertions, _continuation,
+            _generator]
 
 
 def gen_python(r) -> str:
