@@ -28,8 +28,12 @@ FILENAME = "<stdin>"
 _NOTHING = object()
 
 
-def incomplete(error: TgError) -> bool:
-    """Does this syntax error only say the input stopped early (more lines would help)?"""
+def incomplete(error: TgError, source: str) -> bool:
+    """Does this syntax error only say the input stopped early (more lines would help)? A
+    block header that ends the input (`    if x:` inside a def) wants its indented block."""
+    if error.error_class == "IndentationError":
+        return error.message.startswith("expected an indented block") and \
+            error.line > source.count("\n") + 1
     return error.error_class == "SyntaxError" and (
         "was never closed" in error.message or "got end of file" in error.message)
 

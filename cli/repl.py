@@ -140,7 +140,7 @@ class Console(code.InteractiveConsole):
         try:
             module = parse(source + "\n", filename)
         except TgError as error:
-            if incomplete(error) and not source.endswith("\n"):
+            if incomplete(error, source) and not source.endswith("\n"):
                 return True
             return self._submit(source)
         # a compound statement ends with an empty line, as in Python's REPL

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import math
 
+from . import dtypes
 from .classes import TorchClass
+from .program_classes import ProgramObject
+from .creation import tensor
 from .ops_random import default_generator
 from .ops_shape import stack
 from .random import Generator
@@ -28,7 +31,22 @@ def _int64_draw(generator: Generator) -> int:
     return int(generator._dwords(1)[0]) % _INT64_SPAN
 
 
-class TensorDataset(metaclass=TorchClass):
+class Dataset(ProgramObject):
+    """torch.utils.data.Dataset: the base of a program's map-style dataset, which defines
+    `__getitem__` (and `__len__`, which a DataLoader needs)."""
+
+    tg_subclass = vars(ProgramObject)["tg_subclass"]  # (a program subclasses this class, not
+    # its TensorDataset: the interpreter looks for tg_subclass in the base's own dict)
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __repr__(self) -> str:
+        return object.__repr__(self) if type(self) is not Dataset else \
+            f"<torch.utils.data.dataset.Dataset object at {id(self):#x}>"
+
+
+class TensorDataset(Dataset):
     """Rows of equally long tensors: `dataset[i]` is the tuple of each tensor's row i."""
 
     _tg_public = frozenset({"tensors"})
@@ -67,8 +85,6 @@ class DataLoader(metaclass=TorchClass):
         for name, value in given.items():  # (all None by default)
             if value is not None:
                 raise Unsupported(f"DataLoader's {name}=")
-        if type(dataset) is not TensorDataset:
-            raise Unsupported("a DataLoader over anything but a TensorDataset")
         if type(batch_size) is not int or batch_size <= 0:
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
@@ -119,11 +135,36 @@ class _SingleProcessDataLoaderIter(metaclass=TorchClass):
         if start >= rows or (loader.drop_last and end - start < loader.batch_size):
             raise StopIteration
         self._next_row = end
-        items = [loader.dataset[i] for i in self._order[start:end]]
-        return [stack(list(column)) for column in zip(*items)]  # (torch's default_collate)
+        return collate([loader.dataset[i] for i in self._order[start:end]])
 
     def __repr__(self) -> str:
         return f"<torch.utils.data.dataloader._SingleProcessDataLoaderIter object at {id(self):#x}>"
 
 
-FUNCTIONS = {"TensorDataset": TensorDataset, "DataLoader": DataLoader}
+_COLLATE_ERROR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+                  "lists; found {}")
+
+
+def collate(batch: list):
+    """torch's default_collate: a batch of a dataset's items as one item of batches (tensors
+    stacked, numbers made tensors, tuples, lists and dicts taken apart element by element)."""
+    elem = batch[0]
+    if type(elem) is Tensor:
+        return stack(list(batch))
+    if isinstance(elem, float):
+        return tensor(batch, dtype=dtypes.float64)
+    if isinstance(elem, int):  # (bools too: a bool tensor)
+        return tensor(batch)
+    if isinstance(elem, str):
+        return batch
+    if isinstance(elem, dict):
+        return type(elem)({key: collate([d[key] for d in batch]) for key in elem})
+    if isinstance(elem, (tuple, list)):
+        size = len(elem)
+        if any(len(item) != size for item in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        return [collate(list(samples)) for samples in zip(*batch)]
+    raise TypeError(_COLLATE_ERROR.format(type(elem)))
+
+
+FUNCTIONS = {"Dataset": Dataset, "TensorDataset": TensorDataset, "DataLoader": DataLoader}

@@ -85,7 +85,7 @@ class Module(metaclass=TorchClass):
         """The class a program's `class NAME(nn.Module):` statement makes (see module doc)."""
         body = class_body(cls, name, members)
         forward = members.get("forward")
-        if inspect.isfunction(forward):
+        if inspect.isfunction(forward) and "__call__" not in members:
             body["__call__"] = forward  # model(x) is forward(x): no hooks to run in between
         return type(name, (cls,), body)
 

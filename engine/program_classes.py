@@ -1,14 +1,17 @@
-"""How a program's `class` statement subclasses an engine class (nn.Module, autograd.Function).
+"""How a program's `class` statement subclasses an engine class (nn.Module, autograd.Function,
+data.Dataset) or makes a plain class (`class Accumulator:`, whose base is `ProgramObject`).
 
 The interpreter compiles the class body's methods to Python functions and calls
 `Base.tg_subclass(name, members)`; the class made here is an ordinary Python subclass whose
 public names (the base's, plus the program's own members) are its `_tg_public`, the
-sandbox's allow-list. No member name may start with `_` but `__init__`.
+sandbox's allow-list. No member name may start with `_` but those of PROTOCOL_METHODS.
 """
 
 from __future__ import annotations
 
 import inspect
+
+from .classes import TorchClass
 
 
 def class_callable(cls: type, name: str) -> bool:
@@ -18,15 +21,49 @@ def class_callable(cls: type, name: str) -> bool:
         found, (staticmethod, classmethod, property)))
 
 
+# The special methods a program's class may define: Python's machinery calls them (len(obj),
+# obj[i], obj[i] = v, obj(...), iter(obj), `in`, print(obj)); no program can name one.
+PROTOCOL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__setitem__", "__call__",
+                              "__iter__", "__contains__", "__repr__", "__str__"})
+
+
 def class_body(base: type, name: str, members: dict) -> dict:
-    """The class dict of a program's subclass of `base` (Module or Function)."""
+    """The class dict of a program's subclass of `base` (Module, Function, Dataset, object)."""
     for key in members:
         if not isinstance(key, str) or not key.isidentifier():
             raise TypeError(f"class {name}: a member name must be an identifier, not {key!r}")
-        if key.startswith("_") and key != "__init__":
-            raise TypeError(f"class {name}: member '{key}' starts with '_' (only __init__ may)")
+        if key.startswith("_") and key not in PROTOCOL_METHODS:
+            raise TypeError(f"class {name}: member '{key}' starts with '_' (only "
+                            f"{', '.join(sorted(PROTOCOL_METHODS))} may)")
     body = dict(members)
     body["__module__"] = "__main__"
     body["__qualname__"] = name
     body["_tg_public"] = base._tg_public | {k for k in members if not k.startswith("_")}
     return body
+
+
+class ProgramObject(metaclass=TorchClass):
+    """Python's `object` as the base of a program's plain class (`class Accumulator:`): its
+    instances hold the attributes the program sets and answer for its own methods; a class
+    without one of the language's bases is made from this one."""
+
+    _tg_public = frozenset()
+
+    @classmethod
+    def tg_subclass(cls, name: str, members: dict) -> type:
+        return type(name, (cls,), class_body(cls, name, members))
+
+    @staticmethod
+    def tg_super_init(instance, *args, **kwargs) -> None:
+        """`super().__init__()` in a plain class: object's, which takes no argument."""
+        if args or kwargs:
+            raise TypeError("object.__init__() takes exactly one argument (the instance to "
+                            "initialize)")
+
+    @staticmethod
+    def _tg_readable(obj, name: str) -> bool:
+        return not name.startswith("_") and name in obj.__dict__
+
+    @staticmethod
+    def _tg_writable(obj, name: str) -> bool:
+        return not name.startswith("_") and not class_callable(type(obj), name)

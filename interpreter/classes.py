@@ -1,11 +1,13 @@
 """`class Name(Base):` for the bases the language has, and `super()` in their methods.
 
-The base is `nn.Module` or `torch.autograd.Function` (the engine classes that define
-`tg_subclass` themselves), or a class an earlier class statement of the program made. The
+The base is `nn.Module`, `torch.autograd.Function` or `torch.utils.data.Dataset` (the engine
+classes that define `tg_subclass` themselves), none or `object` (a plain class, made from
+ProgramObject), or a class an earlier class statement of the program made. The
 class body runs in a namespace dict of its own, like a function body (its names are not
 visible inside its methods, as in Python). It may hold only `def` (decorated or not,
 `@staticmethod` among them), a docstring and `pass`; no method name starting with `_` but
-`__init__`. The base then makes the class:
+`__init__` and the few special methods Python's machinery calls (PROTOCOL_METHODS: `__len__`,
+`__getitem__`, ...). The base then makes the class:
 
     Base.tg_subclass(name: str, members: dict) -> type
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from autodiff.engine.program_classes import PROTOCOL_METHODS, ProgramObject
 from autodiff.engine.unsupported import Unsupported
 from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
@@ -34,8 +37,8 @@ from .sandbox import Refused, refuse
 from .scopes import CLASS, FUNCTION, OUTER, class_scope
 from .statements import _DISPATCH as STATEMENTS, compile_block, compile_store
 
-NEEDS_BASE = ("a class whose base is not nn.Module or torch.autograd.Function is not supported "
-              "by autodiff")
+NEEDS_BASE = ("a class whose base is not object, nn.Module, torch.autograd.Function or "
+              "torch.utils.data.Dataset is not supported by autodiff")
 _KINDS = {ast.If: "'if' statements", ast.For: "'for' loops", ast.While: "'while' loops",
           ast.With: "'with' statements", ast.Try: "'try' statements", ast.ClassDef: "nested classes",
           ast.Import: "imports", ast.ImportFrom: "imports", ast.AugAssign: "augmented assignments",
@@ -54,9 +57,10 @@ def _check_body(body: tuple, filename: str) -> None:
     for stmt in body:
         kind = type(stmt)
         if kind is ast.FunctionDef:
-            if stmt.name.startswith("_") and stmt.name != "__init__":
+            if stmt.name.startswith("_") and stmt.name not in PROTOCOL_METHODS:
                 raise _refuse(f"the method name '{stmt.name}' is not supported in a class body by "
-                              "autodiff (no name starting with '_' but __init__)", stmt, filename)
+                              "autodiff (no name starting with '_' but "
+                              f"{', '.join(sorted(PROTOCOL_METHODS))})", stmt, filename)
             if stmt.name.startswith("tg_"):  # the engine's class interface
                 raise _refuse(f"the method name '{stmt.name}' is not supported in a class body by "
                               "autodiff (names starting with 'tg_' are autodiff's own)", stmt,
@@ -82,15 +86,14 @@ def compile_ClassDef(node: ast.ClassDef, cx: Context) -> Callable[[dict], None]:
     if node.keywords:
         raise _refuse("class keyword arguments are not supported by autodiff", node.keywords[0],
                       filename)
-    if len(node.bases) != 1 or type(node.bases[0]) is ast.Starred or (
-            type(node.bases[0]) is ast.Name and node.bases[0].id == "object"):
+    if len(node.bases) > 1 or node.bases and type(node.bases[0]) is ast.Starred:
         raise _refuse(NEEDS_BASE, node, filename)
     _check_body(node.body, filename)
     scope = class_scope(node.name, node.body, cx.scope)
     cell: list = [None]
     scope.class_cell = cell
-    base_node = node.bases[0]
-    base = compile_expr(base_node, cx)
+    base_node = node.bases[0] if node.bases else node
+    base = _plain_base(node, cx) or compile_expr(base_node, cx)
     body = compile_block(node.body, cx.inner(scope))
     store, name, rt, nested = compile_store(ast.Name(node.name), cx), node.name, cx.rt, scope.nested
 
@@ -109,6 +112,18 @@ def compile_ClassDef(node: ast.ClassDef, cx: Context) -> Callable[[dict], None]:
         rt.classes.append(cls)
         store(L, cls)
     return run
+
+
+def _plain_base(node: ast.ClassDef, cx: Context) -> Callable[[dict], Any] | None:
+    """`class A:` and `class A(object):` (while the program has no `object` of its own): a
+    plain class, made from ProgramObject."""
+    if not node.bases:
+        return lambda L: ProgramObject
+    base = node.bases[0]
+    if type(base) is ast.Name and base.id == "object" and cx.scope.resolve("object")[0] == "global":
+        G = cx.G
+        return lambda L: G.get("object", ProgramObject)
+    return None
 
 
 def _super_init(cls: type, obj: Any) -> Callable:

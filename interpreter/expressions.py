@@ -36,7 +36,11 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, "!=": operator
 
 def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
     """A Python exception as a TgError at `node`; `exception` keeps it for `except` clauses,
-    unless it stands for a limit of autodiff rather than an error PyTorch would raise too."""
+    unless it stands for a limit of autodiff rather than an error PyTorch would raise too.
+    An error already placed in the program (raised by its code that Python's machinery ran:
+    a class's `__getitem__` under `obj[i]`) keeps its place, the innermost, as Python's does."""
+    if isinstance(exc, TgError):
+        return exc
     message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
     limit = isinstance(exc, (MemoryError, bounds.LimitReached))  # ours, not the program's mistake
     unsupported = getattr(exc, "tg_unsupported", False)

@@ -92,6 +92,9 @@ class _Program:
         classes = [n for n in walk if isinstance(n, _ast.ClassDef)]
         methods = [f for c in classes for f in c.body if isinstance(f, _ast.FunctionDef)]
         self.class_names = {c.name for c in classes}
+        # `class A(object):`, the one place the language names Python's `object`
+        self.object_bases = {id(b) for c in classes for b in c.bases
+                             if isinstance(b, _ast.Name) and b.id == "object"}
         self.instances = {f.args.args[0].arg for f in methods if f.args.args}
         self.instances |= {t.id for n in walk if isinstance(n, _ast.Assign)
                            and isinstance(n.value, _ast.Call) and isinstance(n.value.func, _ast.Name)
@@ -100,7 +103,7 @@ class _Program:
         self.own_attributes = {f.name for f in methods}
         self.own_attributes |= {n.attr for n in walk if isinstance(n, _ast.Attribute)
                                 and isinstance(n.ctx, _ast.Store) and _root(n) in self.instances}
-        self.init_methods = {id(f) for f in methods if f.name == "__init__"}
+        self.init_methods = {id(f) for f in methods if f.name in _SURFACE["protocol_methods"]}
         # .tg has yield statements only: a yield anywhere else is read otherwise by autodiff
         self.yield_statements = {id(n.value) for n in walk if isinstance(n, _ast.Expr)
                                  and isinstance(n.value, (_ast.Yield, _ast.YieldFrom))}
@@ -202,7 +205,8 @@ def _problem(node, at, surface, program):
         if _private(name) and not (variable and not name.startswith("__")):
             return at(node, f"'{name}' starts with '_': no .tg name does",
                       name if isinstance(node, _ast.Attribute) else None)
-    if isinstance(node, _ast.Name) and node.id in surface["outside"] and node.id not in program.bound:
+    if isinstance(node, _ast.Name) and node.id in surface["outside"] and node.id not in program.bound \
+            and id(node) not in program.object_bases:
         return at(node, f"'{node.id}' is Python's own builtin, not part of the .tg language")
     if isinstance(node, _ast.Call) and isinstance(node.func, _ast.Name) and node.func.id == "type" \
             and len(node.args) + len(node.keywords) != 1:
@@ -235,7 +239,9 @@ def _run_namespace():
     """A fresh `__main__` whose builtins are the language's own, `__import__` and
     `__build_class__`: the import and class statements need them (and torch's C code
     imports through the builtins of the frame it runs in); no program can name them, and
-    the checks above limit the imports and classes."""
-    names = {n: getattr(_builtins, n) for n in _SURFACE["builtins"] + ["__import__", "__build_class__"]}
+    the checks above limit the imports and classes. `object` too, which the checks admit
+    only as a class's base (`class A(object):`)."""
+    names = {n: getattr(_builtins, n) for n in _SURFACE["builtins"] + ["__import__", "__build_class__",
+                                                                      "object"]}
     return {"__name__": "__main__", "__builtins__": names}
 '''

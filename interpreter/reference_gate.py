@@ -27,6 +27,8 @@ from functools import lru_cache
 from autodiff.parser import TgError, parse
 from autodiff.parser import ast as tg_ast
 
+from autodiff.engine.program_classes import PROTOCOL_METHODS
+
 from .sandbox import READABLE_DUNDERS, private
 
 REFUSED = "refused"  # the error class of a refusal's diagnostic
@@ -61,7 +63,8 @@ def language_surface() -> dict[str, list[str]]:
     builtins = set(make_builtins(Runtime())) - set(UNSUPPORTED_BUILTINS)
     return {"builtins": sorted(builtins), "modules": sorted(MODULES),
             "readable": sorted(readable), "writable": sorted(writable),
-            "readable_dunders": sorted(READABLE_DUNDERS)}
+            "readable_dunders": sorted(READABLE_DUNDERS),
+            "protocol_methods": sorted(PROTOCOL_METHODS)}
 
 
 def check_program(source: str, filename: str) -> TgError | None:
@@ -93,12 +96,13 @@ _VARIABLE_NODES = (tg_ast.Name, tg_ast.Param, tg_ast.FunctionDef, tg_ast.ExceptH
 
 
 def _init_methods(module) -> set[int]:
-    """The nodes whose `__init__` the language allows: a method of a class, `super().__init__`."""
+    """The nodes whose dunder the language allows: a method of a class named in
+    PROTOCOL_METHODS (`__init__`, `__getitem__`, ...), `super().__init__`."""
     allowed: set[int] = set()
     for node in tg_ast.walk(module):
         if type(node) is tg_ast.ClassDef:
             allowed.update(id(s) for s in node.body
-                           if type(s) is tg_ast.FunctionDef and s.name == "__init__")
+                           if type(s) is tg_ast.FunctionDef and s.name in PROTOCOL_METHODS)
         elif (type(node) is tg_ast.Attribute and node.attr == "__init__"
               and type(node.value) is tg_ast.Call and type(node.value.func) is tg_ast.Name
               and node.value.func.id == "super"):

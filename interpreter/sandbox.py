@@ -45,11 +45,12 @@ def private(name: str) -> bool:
 
 # Methods of plain Python values that tensor programs need; nothing else is reachable.
 BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
-    list: frozenset({"append", "pop"}),
+    list: frozenset({"append", "pop", "extend", "insert", "remove", "index", "count", "reverse",
+                     "sort", "copy", "clear"}),
     str: frozenset({"format", "join", "upper", "lower", "strip", "split", "replace",
                     "startswith", "endswith", "lstrip", "rstrip", "ljust", "rjust", "center",
                     "zfill", "count", "find", "title", "capitalize", "isdigit"}),
-    tuple: frozenset(),
+    tuple: frozenset({"index", "count"}),
     int: frozenset(),
     float: frozenset(),
     bool: frozenset(),

@@ -106,8 +106,9 @@ DATA = ["from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1)
         "from torch.utils import data\ndata.TensorDataset(t).__dict__",
         "from torch.utils import data\ndata.DataLoader.__init__.__globals__",
         "from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1).dataset.__class__",
-        "from torch.utils.data import Dataset\nDataset()", "import torch.utils.cpp_extension",
-        "from torch.utils.data import DataLoader\nDataLoader([1, 2], 1)",
+        "from torch.utils.data import Dataset\nDataset().__getitem__",
+        "import torch.utils.cpp_extension",
+        "from torch.utils.data import DataLoader\nDataLoader([t], 1).__iter__",
         "from torch.utils.data import DataLoader\nDataLoader.__mro__",
         "torch.utils.data.DataLoader(torch.utils.data.TensorDataset(t), 1, collate_fn=print)",
         "torch.utils.data.TensorDataset(t).tensors.__class__", "torch.utils.__dict__"]
@@ -289,9 +290,48 @@ CLASS_PRELUDE = ("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(
                  "class Sq(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
                  "        return x * x\n    @staticmethod\n    def backward(ctx, g):\n"
                  "        return 2 * g\n")
-CLASSES = [
-    "class A:\n    pass",
-    "class A(object):\n    pass",
+# a plain class (`class A:`) is made from ProgramObject: only the special methods Python's
+# machinery calls may be defined, and nothing of the class or its instances starting with '_'
+PLAIN_CLASSES = [
+    "class A:\n    def __getattr__(self, name):\n        return 1",
+    "class A:\n    def __getattribute__(self, name):\n        return 1",
+    "class A:\n    def __eq__(self, other):\n        return True",
+    "class A:\n    def __del__(self):\n        print(1)",
+    "class A:\n    def __init_subclass__(cls):\n        pass",
+    "class A:\n    def __reduce__(self):\n        pass",
+    "class A:\n    def __class_getitem__(cls, k):\n        pass",
+    "class A:\n    def _helper(self):\n        pass",
+    "class A:\n    def tg_subclass(self):\n        pass",
+    "class A:\n    x = print",
+    "class A:\n    pass\nprint(A.__subclasses__())",
+    "class A:\n    pass\nprint(A().__class__)",
+    "class A:\n    pass\nprint(A().__dict__)",
+    "class A:\n    pass\nprint(A.mro())",
+    "class A:\n    pass\nprint(A.tg_subclass)",
+    "class A:\n    pass\nprint(A._tg_readable)",
+    "class A:\n    pass\nprint(type(A).__call__)",
+    "class A:\n    pass\nA.__init__ = print",
+    "class A:\n    pass\na = A()\na.__class__ = int",
+    "class A:\n    pass\na = A()\na._tg_public = {'x'}",
+    "class A:\n    def __init__(self):\n        self.__dict__['x'] = 1\nA()",
+    "class A:\n    def __init__(self):\n        self.f = print.__self__\nA()",
+    "class A:\n    def __repr__(self):\n        return self.__class__\nprint(A())",
+    "class A:\n    def __getitem__(self, k):\n        return k.__class__\nprint(A()[1])",
+    "class A:\n    def __len__(self):\n        return self.__len__.__globals__\nlen(A())",
+    "class A(object):\n    def __init__(self):\n        super().__setattr__('x', 1)\nA()",
+    "class A:\n    def __init__(self):\n        super().__init__(print)\nA()",
+    "class A:\n    def run(self):\n        return self.run.__func__\nA().run()",
+    "object = print\nclass A(object):\n    pass",
+    "class A:\n    pass\nclass B(A, A):\n    pass",
+    "from torch.utils.data import Dataset\nclass D(Dataset):\n    pass\nprint(D.tg_subclass)",
+    "from torch.utils.data import Dataset\nprint(Dataset.__getitem__)",
+    "from torch.utils.data import Dataset\nprint(Dataset.tg_subclass)",
+    "from torch.utils.data import TensorDataset\nclass T(TensorDataset):\n    pass",
+    "from torch.utils.data import Dataset, DataLoader\nclass D(Dataset):\n"
+    "    def __getitem__(self, i):\n        return print.__self__\n"
+    "    def __len__(self):\n        return 1\nprint(list(DataLoader(D())))",
+]
+CLASSES = PLAIN_CLASSES + [
     "class A(int):\n    pass",
     "class A(nn.Module, nn.Module):\n    pass",
     "class A(nn.Module, metaclass=type):\n    pass",
@@ -306,13 +346,11 @@ CLASSES = [
     "class A(nn.Module):\n    scale = 2",
     "class A(nn.Module):\n    forward = print",
     "class A(nn.Module):\n    __slots__ = ()",
-    "class A(nn.Module):\n    def __repr__(self):\n        return 'x'",
     "class A(nn.Module):\n    def __init_subclass__(cls):\n        pass",
     "class A(torch.autograd.Function):\n    def __new__(cls):\n        return 1",
     "class A(nn.Module):\n    def tg_subclass(self):\n        return 1",
     "class A(nn.Module):\n    _tg_readable = print",
     "class A(nn.Module):\n    def __getattr__(self, name):\n        return 1",
-    "class A(nn.Module):\n    def __call__(self):\n        return 1",
     "class A(nn.Module):\n    def _helper(self):\n        return 1",
     "class A(nn.Module):\n    import os",
     "class A(nn.Module):\n    for i in range(2):\n        pass",

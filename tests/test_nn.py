@@ -66,8 +66,9 @@ def test_module_subclass_from_members():
     assert net.kind == "mlp" and isinstance(net, nn.Module)
 
 
-@pytest.mark.parametrize("members", [{"_secret": 1}, {"__call__": lambda self: 0},
-                                     {"__dict__": {}}, {"__class__": object}])
+@pytest.mark.parametrize("members", [{"_secret": 1}, {"__getattr__": lambda self, name: 0},
+                                     {"__dict__": {}}, {"__class__": object},
+                                     {"__eq__": lambda self, other: True}])
 def test_subclass_members_may_not_start_with_underscore(members):
     with pytest.raises(TypeError, match="starts with '_'"):
         Module.tg_subclass("Net", members)

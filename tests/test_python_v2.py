@@ -400,8 +400,90 @@ GENERATOR_ERRORS = {
     "generator_is_not_subscriptable": "def g():\n    yield 1\ng()[0]\n",
     "generator_has_no_len": "def g():\n    yield 1\nlen(g())\n",
 }
+# plain classes (`class A:`, `class A(object):`): attributes, methods, inheritance, super(),
+# and the special methods Python's machinery calls; list and tuple methods beside them
+CLASS_PROGRAMS = {
+    "plain_class_with_special_methods": """
+class Stack:
+    def __init__(self, *items):
+        self.items = list(items)
+    def push(self, item):
+        self.items.append(item)
+        return self
+    def __len__(self):
+        return len(self.items)
+    def __getitem__(self, i):
+        return self.items[i]
+    def __setitem__(self, i, v):
+        self.items[i] = v
+    def __contains__(self, v):
+        return v in self.items
+    def __iter__(self):
+        return iter(self.items[::-1])
+    def __call__(self, k=1):
+        return self.items[-k:]
+    def __repr__(self):
+        return "Stack(" + repr(self.items) + ")"
+s = Stack(1, 2).push(3)
+s[0] = 10
+print(len(s), s[0], s[-1], 3 in s, 4 in s, list(s), s(), s(k=2), s, [s], str(s))
+print(bool(s), bool(Stack()), type(s), type(s).__name__, isinstance(s, Stack), s.items)
+""",
+    "plain_class_inheritance": """
+class Base(object):
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+    def hello(self):
+        return "hello " + self.name
+    def __str__(self):
+        return "<" + self.name + ">"
+class Child(Base):
+    def __init__(self):
+        super(Child, self).__init__("child")
+        self.extra = 1
+    def hello(self):
+        return super().hello() + "!"
+c = Child()
+print(c.hello(), c.name, c.extra, str(c), isinstance(c, Base), isinstance(Base("b"), Child))
+c.extra += 2
+c.name = c.name.upper()
+print(c.extra, c, Base("x").hello())
+""",
+    "list_and_tuple_methods": """
+xs = [3, 1, 2]
+xs.extend([5, 4])
+xs.insert(0, 9)
+xs.remove(1)
+print(xs, xs.index(5), xs.count(2))
+xs.sort()
+ys = xs.copy()
+xs.reverse()
+print(xs, ys)
+xs.sort(key=lambda v: -v % 3, reverse=True)
+print(xs)
+xs.clear()
+t = (1, 2, 2, 3)
+print(xs, t.index(2), t.count(2))
+""",
+}
+CLASS_ERRORS = {
+    "len_of_a_plain_object": "class A:\n    pass\nlen(A())\n",
+    "subscript_of_a_plain_object": "class A:\n    pass\nA()[0]\n",
+    "missing_attribute": "class A:\n    pass\nA().x\n",
+    "missing_init_argument": "class A:\n    def __init__(self, x):\n        self.x = x\nA()\n",
+    "negative_len": "class A:\n    def __len__(self):\n        return -1\nlen(A())\n",
+    "repr_not_a_string": "class A:\n    def __repr__(self):\n        return 1\nrepr(A())\n",
+    "object_init_takes_no_argument":
+        "class A:\n    def __init__(self):\n        super().__init__(1)\nA()\n",
+    "error_inside_getitem": "class A:\n    def __getitem__(self, i):\n        return [1][i]\nA()[3]\n",
+    "list_remove_missing": "xs = [1]\nxs.remove(2)\n",
+    "tuple_index_missing": "(1, 2).index(3)\n",
+}
 ERRORS.update(NUMPY_ERRORS)
 ERRORS.update(GENERATOR_ERRORS)
+ERRORS.update(CLASS_ERRORS)
+PROGRAMS.update(CLASS_PROGRAMS)
 PROGRAMS.update(NUMPY_PROGRAMS)
 PROGRAMS.update(GENERATOR_PROGRAMS)
 

@@ -179,8 +179,12 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
     allowed = set(surface["readable_dunders"])
     assert allowed == {"__version__", "_version", "__name__"}
+    # the special methods a program's class may define (never name): the gate's only dunders
+    assert set(surface["protocol_methods"]) == {"__init__", "__len__", "__getitem__",
+                                                "__setitem__", "__call__", "__iter__",
+                                                "__contains__", "__repr__", "__str__"}
     assert not any(n.startswith("_") and n not in allowed
-                   for names in surface.values() for n in names)
+                   for key, names in surface.items() if key != "protocol_methods" for n in names)
 
 
 def test_a_fresh_process_sees_the_whole_surface() -> None:

@@ -73,6 +73,21 @@ def test_piped_input_has_no_prompts() -> None:
 
 
 @pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_piped_nested_blocks_run_as_one_input() -> None:
+    """A block inside a block (`if` in a def, a method in a class) is read to its blank line,
+    as Python's console reads it; a real indentation error still says so at once."""
+    source = ("def f(x):\n    if x:\n        return 1\n    return 2\n\nprint(f(1), f(0))\n"
+              "class A:\n    def __repr__(self):\n        return 'an A'\n\nA()\n"
+              "for i in range(2):\n    for j in range(2):\n        print(i, j, end=' ')\n\n"
+              "def g():\nprint('after')\n")
+    done = subprocess.run([EXE, "repl"], input=source, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert done.stdout == "1 2\nan A\n0 0 0 1 1 0 1 1 "  # (the bad def and its line: dropped)
+    assert done.stderr.startswith("<stdin>:2:1: IndentationError: expected an indented block "
+                                  "after line 1")
+
+
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
 def test_a_session_in_a_pseudo_terminal(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(EXE, ["repl"], encoding="utf-8", timeout=60, dimensions=(40, 120),
