@@ -27,6 +27,28 @@ PROTOCOL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__setitem__
                               "__iter__", "__contains__", "__repr__", "__str__"})
 
 
+class ProgramIndexError(IndexError):
+    """An IndexError the program's `__getitem__` raised (as a positioned error, `placed`):
+    an IndexError for Python's machinery, which ends `for x in obj` over an object with
+    only `__getitem__` there, as Python's sequence protocol does; the interpreter reports
+    `placed` itself when it escapes."""
+
+    def __init__(self, placed) -> None:
+        super().__init__(*placed.exception.args)
+        self.placed = placed
+
+
+def _ending_iteration(getitem):
+    def __getitem__(self, index):
+        try:
+            return getitem(self, index)
+        except Exception as error:
+            if isinstance(getattr(error, "exception", None), IndexError):
+                raise ProgramIndexError(error) from None
+            raise
+    return __getitem__
+
+
 def class_body(base: type, name: str, members: dict) -> dict:
     """The class dict of a program's subclass of `base` (Module, Function, Dataset, object)."""
     for key in members:
@@ -36,6 +58,8 @@ def class_body(base: type, name: str, members: dict) -> dict:
             raise TypeError(f"class {name}: member '{key}' starts with '_' (only "
                             f"{', '.join(sorted(PROTOCOL_METHODS))} may)")
     body = dict(members)
+    if callable(body.get("__getitem__")):
+        body["__getitem__"] = _ending_iteration(body["__getitem__"])
     body["__module__"] = "__main__"
     body["__qualname__"] = name
     body["_tg_public"] = base._tg_public | {k for k in members if not k.startswith("_")}

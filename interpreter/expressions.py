@@ -41,6 +41,9 @@ def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
     a class's `__getitem__` under `obj[i]`) keeps its place, the innermost, as Python's does."""
     if isinstance(exc, TgError):
         return exc
+    placed = getattr(exc, "placed", None)  # (a program's IndexError, seen by Python's machinery)
+    if isinstance(placed, TgError):
+        return placed
     message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
     limit = isinstance(exc, (MemoryError, bounds.LimitReached))  # ours, not the program's mistake
     unsupported = getattr(exc, "tg_unsupported", False)

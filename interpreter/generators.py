@@ -53,6 +53,10 @@ class ProgramGenerator:
             if rt.depth > MAX_CALL_DEPTH:
                 raise RecursionError("maximum recursion depth exceeded")
             return next(self._steps)
+        except TgError as error:
+            if isinstance(error.exception, StopIteration):
+                raise _escaped_stop(error) from None
+            raise
         finally:
             rt.depth -= 1
 
@@ -65,6 +69,17 @@ class ProgramGenerator:
 
 # Python's own messages name the class ("object of type 'generator' has no len()")
 ProgramGenerator.__name__ = ProgramGenerator.__qualname__ = "generator"
+
+
+def _escaped_stop(error: TgError) -> TgError:
+    """Python's error for a StopIteration leaving a generator's body (PEP 479), where it
+    was raised."""
+    message = "generator raised StopIteration"
+    changed = TgError("RuntimeError", message, filename=error.filename, line=error.line,
+                      col=error.col, end_line=error.end_line, end_col=error.end_col,
+                      exit_code=error.exit_code)
+    changed.exception = RuntimeError(message)
+    return changed
 
 
 def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], str]:

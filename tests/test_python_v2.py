@@ -399,6 +399,7 @@ GENERATOR_ERRORS = {
     "yield_from_a_number": "def g():\n    yield from 3\nlist(g())\n",
     "generator_is_not_subscriptable": "def g():\n    yield 1\ng()[0]\n",
     "generator_has_no_len": "def g():\n    yield 1\nlen(g())\n",
+    "stop_iteration_leaving_a_generator": "def g():\n    yield 1\n    next(iter([]))\nlist(g())\n",
 }
 # plain classes (`class A:`, `class A(object):`): attributes, methods, inheritance, super(),
 # and the special methods Python's machinery calls; list and tuple methods beside them
@@ -450,6 +451,26 @@ c.extra += 2
 c.name = c.name.upper()
 print(c.extra, c, Base("x").hello())
 """,
+    "iteration_through_getitem": """
+class Squares:
+    def __getitem__(self, i):
+        if i >= 3:
+            raise IndexError("past the end")
+        return i * i
+print(list(Squares()), 4 in Squares(), 5 in Squares(), [v + 1 for v in Squares()])
+for v in Squares():
+    print(v)
+try:
+    Squares()[5]
+except IndexError as e:
+    print("caught", e)
+class Words:
+    def __init__(self):
+        self.words = ["a", "b"]
+    def __getitem__(self, i):
+        return self.words[i]
+print(list(Words()), list(enumerate(Words())))
+""",
     "list_and_tuple_methods": """
 xs = [3, 1, 2]
 xs.extend([5, 4])
@@ -477,6 +498,7 @@ CLASS_ERRORS = {
     "object_init_takes_no_argument":
         "class A:\n    def __init__(self):\n        super().__init__(1)\nA()\n",
     "error_inside_getitem": "class A:\n    def __getitem__(self, i):\n        return [1][i]\nA()[3]\n",
+    "key_error_inside_getitem": "class A:\n    def __getitem__(self, k):\n        return {}[k]\nlist(A())\n",
     "list_remove_missing": "xs = [1]\nxs.remove(2)\n",
     "tuple_index_missing": "(1, 2).index(3)\n",
 }
