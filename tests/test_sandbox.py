@@ -41,7 +41,7 @@ def refused(src, extra=None):
     ("x = 1\n'{0.__class__}'.format(x)\n", "ValueError", "attribute and index lookups"),
     ("x = [1]\n'{0[0]}'.format(x)\n", "ValueError", "attribute and index lookups"),
     ("x = 1\nf'{x.__class__}'\n", "AttributeError", "'int' object has no attribute '__class__'"),
-    ("x = [3, 1]\nx.sort()\n", "AttributeError", "is not supported by autodiff"),
+    ("x = {3, 1}\nx.pop()\n", "AttributeError", "is not supported by autodiff"),
     ("import math\nmath.__dict__\n", "AttributeError", "has no attribute '__dict__'"),
     ("x = 'a'\nx.upper = 1\n", "AttributeError", "is not supported by autodiff"),
     ("(1).__class__\n", "AttributeError", "'int' object has no attribute '__class__'"),
