@@ -16,7 +16,9 @@ from .parameter import Parameter, TensorKind
 from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES
-from .session import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .session import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled,
+                      is_anomaly_enabled, is_grad_enabled, no_grad, set_detect_anomaly,
+                      set_grad_enabled)
 from .tensor import LEGACY_TYPES, RULES, Size, Tensor
 
 
@@ -99,6 +101,7 @@ class Variable(metaclass=TensorKind):
 autograd = make_namespace("torch.autograd", {
     "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
+    "set_detect_anomaly": set_detect_anomaly, "detect_anomaly": detect_anomaly,
     **autograd_gradcheck.FUNCTIONS,
     "functional": make_namespace("torch.autograd.functional", functional_autograd.FUNCTIONS)})
 
@@ -135,6 +138,8 @@ torch = make_namespace("torch", {
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "inference_mode": inference_mode,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
+    "is_anomaly_enabled": is_anomaly_enabled,
+    "is_anomaly_check_nan_enabled": is_anomaly_check_nan_enabled,
     "optim": optim_namespace, "func": func, "utils": utils, "linalg": linalg,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
     "device": devices.device, "cuda": make_namespace("torch.cuda", {

@@ -20,6 +20,7 @@ from .program_classes import ProgramObject
 from .creation import tensor
 from .ops_random import default_generator
 from .ops_shape import stack
+from .random_creation import randperm
 from .random import Generator
 from .tensor import Tensor
 from .unsupported import Unsupported
@@ -68,6 +69,52 @@ class TensorDataset(Dataset):
 
     def __repr__(self) -> str:
         return f"<torch.utils.data.dataset.TensorDataset object at {id(self):#x}>"
+
+
+class Subset(Dataset):
+    """torch.utils.data.Subset: the items of `dataset` at `indices` (random_split's parts)."""
+
+    _tg_public = frozenset({"dataset", "indices"})
+
+    def __init__(self, dataset, indices) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.data.dataset.Subset object at {id(self):#x}>"
+
+
+def random_split(dataset, lengths, generator=None) -> list:
+    """Subsets of the given lengths (or fractions summing to 1, the remainder dealt out one
+    by one from the first) over one randperm of the dataset's indices, as torch splits."""
+    lengths = list(lengths)
+    total = sum(lengths)
+    if math.isclose(total, 1) and total <= 1:
+        count = len(dataset)
+        sizes = []
+        for i, fraction in enumerate(lengths):
+            if fraction < 0 or fraction > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(int(math.floor(count * fraction)))
+        for i in range(count - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        lengths = sizes
+    if sum(lengths) != len(dataset):
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = randperm(sum(lengths), generator=generator).tolist()
+    parts, end = [], 0
+    for length in lengths:
+        parts.append(Subset(dataset, order[end:end + length]))
+        end += length
+    return parts
 
 
 class DataLoader(metaclass=TorchClass):
@@ -167,4 +214,5 @@ def collate(batch: list):
     raise TypeError(_COLLATE_ERROR.format(type(elem)))
 
 
-FUNCTIONS = {"Dataset": Dataset, "TensorDataset": TensorDataset, "DataLoader": DataLoader}
+FUNCTIONS = {"Dataset": Dataset, "TensorDataset": TensorDataset, "Subset": Subset,
+             "random_split": random_split, "DataLoader": DataLoader}

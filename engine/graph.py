@@ -306,6 +306,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
     """
     session = current()
     observe = session.observers.backward_step
+    if session.anomaly:  # (anomaly mode checking for NaN: a step's check, then the tools')
+        observe = _nan_check(observe)
     pending: dict = {}
     root_nodes = []
     for edge, g in zip(roots, grads):
@@ -400,6 +402,21 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                         push_ready(ready, (-child.seq, child))
     finally:
         session.grad_enabled = previous_mode
+
+
+def _nan_check(observe):
+    """A backward-step observer that stops the pass, as torch's anomaly mode does, when a
+    node sends a NaN to one of its inputs; then `observe` (a tool's, or None)."""
+    def check(node, g, grads):
+        if grads is not None:
+            for i, gi in enumerate(grads):
+                values = getattr(gi, "array", gi)
+                if values is not None and np.isnan(values).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
+                                       f"{i}th output.")
+        if observe is not None:
+            observe(node, g, grads)
+    return check
 
 
 def _accumulate_retained(node, g, rules, create_graph: bool) -> None:

@@ -52,7 +52,7 @@ class Session:
     (`autodiff explain`, `graph`, `check`): see `Observers`."""
 
     __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
-                 "observers", "print_options", "__weakref__")
+                 "observers", "print_options", "anomaly", "__weakref__")
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
                  timeout: float | None = None) -> None:
@@ -63,6 +63,7 @@ class Session:
         self.generator = None  # made on first draw: numpy.random costs ~6 ms to import
         self.observers = Observers()
         self.print_options = PrintOptions()
+        self.anomaly = None  # anomaly mode: None (off), else whether it checks for NaN
 
     def for_run(self, *, timeout: float | None = None) -> "Session":
         """A session for a program run inside this one: a fresh process's state, this
@@ -200,6 +201,51 @@ class _GradModeContext(metaclass=TorchClass):
 
     def __repr__(self) -> str:
         return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
+
+
+def is_anomaly_enabled() -> bool:
+    return current().anomaly is not None
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    anomaly = current().anomaly
+    return True if anomaly is None else anomaly
+
+
+class set_detect_anomaly(metaclass=TorchClass):
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True): anomaly mode on or off from
+    the call on (as set_grad_enabled, and back when used as a `with`). In anomaly mode a
+    backward step whose gradient holds a NaN stops the pass with torch's error (graph.py)."""
+
+    _tg_public = frozenset()
+
+    def __init__(self, mode, check_nan=True) -> None:
+        session = current()
+        self._previous = session.anomaly
+        session.anomaly = bool(check_nan) if mode else None
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        current().anomaly = self._previous
+        return False
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.anomaly_mode.{type(self).__name__} object at {id(self):#x}>"
+
+
+class detect_anomaly(set_detect_anomaly):
+    """torch.autograd.detect_anomaly(check_nan=True): anomaly mode inside a `with`."""
+
+    def __init__(self, check_nan=True) -> None:
+        self._check_nan = bool(check_nan)
+
+    def __enter__(self):
+        session = current()
+        self._previous = session.anomaly
+        session.anomaly = self._check_nan
+        return None
 
 
 class no_grad(_GradModeContext):

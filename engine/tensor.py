@@ -294,6 +294,15 @@ class Tensor(metaclass=_TensorType):
     def dim(self) -> int:
         return self.array.ndim
 
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements lie in row-major order (size-1 dims aside, as in torch)."""
+        if memory_format is not None:
+            from .unsupported import Unsupported  # noqa: PLC0415 - the rare path only
+
+            raise Unsupported("is_contiguous(memory_format=...)")
+        array = self.array
+        return type(array) is not np.ndarray or array.flags.c_contiguous
+
     def numel(self) -> int:
         return int(self.array.size)
 
@@ -470,7 +479,7 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement",
+        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement", "is_contiguous",
         "_version"}  # (an int; tutorials show it counting in-place changes)
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
     _tg_type_name = "torch._C.TensorBase"  # as torch's own errors name the type

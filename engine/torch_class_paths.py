@@ -7,6 +7,7 @@ CLASS_PATHS = {
     "autodiff.engine.api.Variable": "torch.autograd.variable.Variable",
     "autodiff.engine.data.DataLoader": "torch.utils.data.dataloader.DataLoader",
     "autodiff.engine.data.Dataset": "torch.utils.data.dataset.Dataset",
+    "autodiff.engine.data.Subset": "torch.utils.data.dataset.Subset",
     "autodiff.engine.data.TensorDataset": "torch.utils.data.dataset.TensorDataset",
     "autodiff.engine.data._SingleProcessDataLoaderIter": "torch.utils.data.dataloader._SingleProcessDataLoaderIter",
     "autodiff.engine.function.Function": "torch.autograd.function.Function",
@@ -50,7 +51,9 @@ CLASS_PATHS = {
     "autodiff.engine.optim.RMSprop": "torch.optim.rmsprop.RMSprop",
     "autodiff.engine.optim.SGD": "torch.optim.sgd.SGD",
     "autodiff.engine.parameter.Parameter": "torch.nn.parameter.Parameter",
+    "autodiff.engine.session.detect_anomaly": "torch.autograd.anomaly_mode.detect_anomaly",
     "autodiff.engine.session.enable_grad": "torch.autograd.grad_mode.enable_grad",
     "autodiff.engine.session.no_grad": "torch.autograd.grad_mode.no_grad",
+    "autodiff.engine.session.set_detect_anomaly": "torch.autograd.anomaly_mode.set_detect_anomaly",
     "autodiff.engine.session.set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
 }
