@@ -17,7 +17,8 @@ from .printing import set_printoptions
 from .random import Generator
 from .registry import FAMILIES
 from .session import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled,
-                      is_anomaly_enabled, is_grad_enabled, no_grad, set_detect_anomaly,
+                      is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                      set_detect_anomaly,
                       set_grad_enabled)
 from .tensor import LEGACY_TYPES, RULES, Size, Tensor
 
@@ -138,7 +139,7 @@ torch = make_namespace("torch", {
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "inference_mode": inference_mode,
     "is_grad_enabled": is_grad_enabled, "autograd": autograd, "nn": nn,
-    "is_anomaly_enabled": is_anomaly_enabled,
+    "is_anomaly_enabled": is_anomaly_enabled, "is_inference_mode_enabled": is_inference_mode_enabled,
     "is_anomaly_check_nan_enabled": is_anomaly_check_nan_enabled,
     "optim": optim_namespace, "func": func, "utils": utils, "linalg": linalg,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,

@@ -52,7 +52,8 @@ class Session:
     (`autodiff explain`, `graph`, `check`): see `Observers`."""
 
     __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
-                 "observers", "print_options", "anomaly", "__weakref__")
+                 "observers", "print_options", "anomaly", "inference", "inference_grad",
+                 "__weakref__")
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
                  timeout: float | None = None) -> None:
@@ -64,6 +65,10 @@ class Session:
         self.observers = Observers()
         self.print_options = PrintOptions()
         self.anomaly = None  # anomaly mode: None (off), else whether it checks for NaN
+        # `grad_enabled` says whether ops record; inside inference mode nothing records, and
+        # the grad mode the program sets there (torch.is_grad_enabled()) is `inference_grad`
+        self.inference = False
+        self.inference_grad = False
 
     def for_run(self, *, timeout: float | None = None) -> "Session":
         """A session for a program run inside this one: a fresh process's state, this
@@ -156,7 +161,12 @@ def check_fill_value(value, dtype) -> None:
 # --- grad mode -------------------------------------------------------------------------------
 
 def is_grad_enabled() -> bool:
-    return current().grad_enabled
+    session = current()
+    return session.inference_grad if session.inference else session.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return current().inference
 
 
 class _GradModeContext(metaclass=TorchClass):
@@ -172,28 +182,37 @@ class _GradModeContext(metaclass=TorchClass):
             return super().__new__(cls)
         return cls()(function)
 
+    def _switch(self, session):
+        """Enter this mode; returns what leaving it restores."""
+        if session.inference:  # (the mode the program sees: nothing records in inference mode)
+            previous, session.inference_grad = session.inference_grad, self._target
+        else:
+            previous, session.grad_enabled = session.grad_enabled, self._target
+        return previous
+
+    def _restore(self, session, previous) -> None:
+        if session.inference:
+            session.inference_grad = previous
+        else:
+            session.grad_enabled = previous
+
     def __enter__(self):
-        session = current()
-        self._previous = session.grad_enabled
-        session.grad_enabled = self._target
+        self._previous = self._switch(current())
         return None
 
     def __exit__(self, *exc):
-        current().grad_enabled = self._previous
+        self._restore(current(), self._previous)
         return False
 
     def __call__(self, function):
         """As a decorator: the function runs in this grad mode."""
-        target = self._target
-
         def run_in_mode(*args, **kwargs):
             session = current()
-            previous = session.grad_enabled
-            session.grad_enabled = target
+            previous = self._switch(session)
             try:
                 return function(*args, **kwargs)
             finally:
-                session.grad_enabled = previous
+                self._restore(session, previous)
         run_in_mode.__name__ = getattr(function, "__name__", "f")
         run_in_mode.__qualname__ = getattr(function, "__qualname__", run_in_mode.__name__)
         run_in_mode.__module__ = getattr(function, "__module__", None)  # as functools.wraps does
@@ -257,11 +276,11 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """torch.inference_mode(mode=True): for the values a program prints, no_grad (results
-    need no grad and have no grad_fn); `mode=False` changes nothing. What PyTorch forbids
-    later on an inference tensor (an in-place change, requires_grad) is not modelled."""
-
-    _target = False
+    """torch.inference_mode(mode=True): nothing records inside (whatever grad mode the program
+    then sets, which torch.is_grad_enabled() reports), and torch.is_inference_mode_enabled()
+    says so; `mode=False` leaves inference mode and turns grad mode on, as torch's guard does.
+    Which tensors were made inside (Tensor.is_inference) and what PyTorch forbids on them
+    later is not modelled."""
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
@@ -269,19 +288,19 @@ class inference_mode(_GradModeContext):
         return cls()(mode)  # `@torch.inference_mode` without parentheses: `mode` is the function
 
     def __init__(self, mode=True):
-        if isinstance(mode, bool) and not mode:
-            self._target = None  # leaves grad mode as it is
+        self._mode = mode
 
-    def __enter__(self):
-        if self._target is None:
-            self._previous = current().grad_enabled
-            return None
-        return super().__enter__()
+    def _switch(self, session):
+        previous = (session.grad_enabled, session.inference, session.inference_grad)
+        if self._mode:
+            session.grad_enabled = session.inference_grad = False
+            session.inference = True
+        else:
+            session.grad_enabled, session.inference = True, False
+        return previous
 
-    def __call__(self, function):
-        if self._target is None:
-            return function
-        return super().__call__(function)
+    def _restore(self, session, previous) -> None:
+        session.grad_enabled, session.inference, session.inference_grad = previous
 
 
 class set_grad_enabled(_GradModeContext):
@@ -292,10 +311,8 @@ class set_grad_enabled(_GradModeContext):
         return object.__new__(cls)
 
     def __init__(self, mode: bool):
-        session = current()
         self._target = bool(mode)
-        self._previous = session.grad_enabled
-        session.grad_enabled = self._target
+        self._previous = self._switch(current())
 
     def __enter__(self):
         return None

@@ -140,9 +140,21 @@ def _inference_mode(b: Builder) -> None:
     b.emit("with torch.inference_mode():")
     b.emit("    y = x * 2 + 1")
     b.emit("    print(torch.is_grad_enabled(), y.requires_grad, y.grad_fn)")
-    if b.chance(2):
-        b.emit("    with torch.enable_grad():")
-        b.emit("        print(torch.is_grad_enabled())")
+    if b.chance(2):  # grad mode on again inside inference mode: still nothing records
+        b.emit("    with " + b.r.choice(["torch.enable_grad()", "torch.set_grad_enabled(True)"])
+               + ":")
+        b.emit("        w = x * 3")
+        b.emit("        print(torch.is_grad_enabled(), w.requires_grad, w.grad_fn)")
+    if b.chance(2):  # inference_mode(False) leaves it, and turns grad mode on
+        b.emit("    with torch.inference_mode(False):")
+        b.emit("        v = x * 4")
+        b.emit("        print(torch.is_grad_enabled(), torch.is_inference_mode_enabled(), "
+               "v.grad_fn)")
+    b.emit("    print(torch.is_inference_mode_enabled())")
+    if b.chance(3):
+        b.emit("with torch.no_grad():")
+        b.emit("    with torch.inference_mode(False):")
+        b.emit("        print(torch.is_grad_enabled(), (x * 5).requires_grad)")
     b.emit("print(torch.is_grad_enabled(), y.requires_grad, y.is_leaf)")
     b.emit("show('y', y)")
     b.emit("z = (x * 3).sum()")
