@@ -146,7 +146,7 @@ class Console(code.InteractiveConsole):
         # a compound statement ends with an empty line, as in Python's REPL
         lines = source.split("\n")
         compound = module.body and type(module.body[-1]).__name__ in (
-            "If", "While", "For", "FunctionDef", "With")
+            "If", "While", "For", "FunctionDef", "With", "ClassDef", "Try")
         if compound and lines[-1].strip():
             return True
         return self._submit(source)

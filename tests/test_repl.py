@@ -78,11 +78,16 @@ def test_piped_nested_blocks_run_as_one_input() -> None:
     as Python's console reads it; a real indentation error still says so at once."""
     source = ("def f(x):\n    if x:\n        return 1\n    return 2\n\nprint(f(1), f(0))\n"
               "class A:\n    def __repr__(self):\n        return 'an A'\n\nA()\n"
+              "class B:\n    def f(self):\n        return 'f'\n    def g(self):\n"
+              "        return 'g'\n\nprint(B().f(), B().g())\n"
+              "try:\n    1 / 0\nexcept ZeroDivisionError:\n    print('caught')\nfinally:\n"
+              "    print('finally')\n\n"
               "for i in range(2):\n    for j in range(2):\n        print(i, j, end=' ')\n\n"
               "def g():\nprint('after')\n")
     done = subprocess.run([EXE, "repl"], input=source, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "NO_COLOR": "1"})
-    assert done.stdout == "1 2\nan A\n0 0 0 1 1 0 1 1 "  # (the bad def and its line: dropped)
+    assert done.stdout == ("1 2\nan A\nf g\ncaught\nfinally\n"
+                           "0 0 0 1 1 0 1 1 ")  # (the bad def and its line: dropped)
     assert done.stderr.startswith("<stdin>:2:1: IndentationError: expected an indented block "
                                   "after line 1")
 
