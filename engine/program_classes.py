@@ -58,6 +58,11 @@ def class_body(base: type, name: str, members: dict) -> dict:
             raise TypeError(f"class {name}: member '{key}' starts with '_' (only "
                             f"{', '.join(sorted(PROTOCOL_METHODS))} may)")
     body = dict(members)
+    for key, value in members.items():
+        if inspect.isfunction(value) and value.__module__.startswith("autodiff."):
+            # an engine function as a class attribute (`act = torch.relu`) stays unbound, as
+            # torch's builtins do: only the program's own functions become methods
+            body[key] = staticmethod(value)
     if callable(body.get("__getitem__")):
         body["__getitem__"] = _ending_iteration(body["__getitem__"])
     body["__module__"] = "__main__"

@@ -5,7 +5,8 @@ classes that define `tg_subclass` themselves), none or `object` (a plain class, 
 ProgramObject), or a class an earlier class statement of the program made. The
 class body runs in a namespace dict of its own, like a function body (its names are not
 visible inside its methods, as in Python). It may hold only `def` (decorated or not,
-`@staticmethod` among them), a docstring and `pass`; no method name starting with `_` but
+`@staticmethod` among them), class attributes (`lr = 0.1`), a docstring and `pass`; no method
+or attribute name starting with `_` but
 `__init__` and the few special methods Python's machinery calls (PROTOCOL_METHODS: `__len__`,
 `__getitem__`, ...). The base then makes the class:
 
@@ -67,6 +68,11 @@ def _check_body(body: tuple, filename: str) -> None:
                               filename)
         elif kind is ast.ExprStmt and type(stmt.value) is ast.Constant and type(stmt.value.value) is str:
             continue  # a docstring
+        elif kind is ast.Assign and all(type(t) is ast.Name for t in stmt.targets):
+            for target in stmt.targets:  # a class attribute (`lr = 0.1`)
+                if target.id.startswith(("_", "tg_")):
+                    raise _refuse(f"the class attribute name '{target.id}' is not supported by "
+                                  "autodiff (names starting with '_' or 'tg_')", target, filename)
         elif kind is not ast.Pass:
             raise _refuse(f"{_KINDS.get(kind, type(stmt).__name__)} are not supported in a class body "
                           "by autodiff", stmt, filename)

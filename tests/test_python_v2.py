@@ -451,6 +451,24 @@ c.extra += 2
 c.name = c.name.upper()
 print(c.extra, c, Base("x").hello())
 """,
+    "class_attributes": """
+class Settings:
+    \"\"\"Training settings.\"\"\"
+    lr = 0.05
+    epochs = steps = 3
+    names = ["a", "b"]
+    twice = lambda self, v: 2 * v
+    def summary(self):
+        return f"{self.lr} {self.epochs} {self.steps} {self.names}"
+s = Settings()
+print(Settings.lr, s.summary(), s.twice(4), Settings.names is s.names)
+s.lr = 1.0
+s.names.append("c")
+print(s.lr, Settings.lr, Settings().summary())
+class Child(Settings):
+    lr = 0.5
+print(Child().summary(), Child.epochs)
+""",
     "iteration_through_getitem": """
 class Squares:
     def __getitem__(self, i):
