@@ -205,7 +205,11 @@ class _GradModeContext(metaclass=TorchClass):
         return False
 
     def __call__(self, function):
-        """As a decorator: the function runs in this grad mode."""
+        """As a decorator: the function runs in this grad mode (a generator function's steps
+        each run in it, as torch's decorators wrap one)."""
+        if getattr(function, "tg_generator", False):
+            return self._each_step(function)
+
         def run_in_mode(*args, **kwargs):
             session = current()
             previous = self._switch(session)
@@ -217,6 +221,26 @@ class _GradModeContext(metaclass=TorchClass):
         run_in_mode.__qualname__ = getattr(function, "__qualname__", run_in_mode.__name__)
         run_in_mode.__module__ = getattr(function, "__module__", None)  # as functools.wraps does
         return run_in_mode
+
+    def _each_step(self, function):
+        def steps_in_mode(*args, **kwargs):
+            session = current()
+            previous = self._switch(session)
+            try:
+                steps = function(*args, **kwargs)
+            finally:
+                self._restore(session, previous)
+            while True:
+                previous = self._switch(session)
+                try:
+                    item = next(steps)
+                except StopIteration:
+                    return
+                finally:
+                    self._restore(session, previous)
+                yield item
+        steps_in_mode.__name__ = steps_in_mode.__qualname__ = getattr(function, "__name__", "f")
+        return steps_in_mode
 
     def __repr__(self) -> str:
         return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"

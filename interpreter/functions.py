@@ -85,6 +85,8 @@ def make_function(rt: Runtime, name: str, qualname: str, sig: Signature, default
 
     tg_function.__name__ = name
     tg_function.__qualname__ = qualname
+    if getattr(body, "tg_generator", False):
+        tg_function.tg_generator = True  # torch's grad-mode decorators wrap each of its steps
     tg_function.__module__ = "__main__"  # as Python names a script's functions in its errors
     return tg_function
 

@@ -90,6 +90,7 @@ def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], 
     def start(L: dict) -> str:
         L[RETURN_SLOT] = ProgramGenerator(steps(L), rt, qualname)
         return RETURN
+    start.tg_generator = True  # (make_function marks the function: decorators look for it)
     return start
 
 

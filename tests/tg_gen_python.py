@@ -192,6 +192,8 @@ def _generator(b: Builder) -> None:
     sometimes it yields inside a grad-mode block, which stays on while it is suspended."""
     n = b.r.randint(1, 3)
     factor = b.r.choice(["2", "-0.5", "k + 1"])
+    if b.chance(4):  # torch's grad-mode decorators run each step of a generator in their mode
+        b.emit(b.r.choice(["@torch.no_grad()", "@torch.enable_grad()", "@torch.inference_mode()"]))
     b.emit("def parts(t, n):")
     b.emit("    k = 0")
     b.emit("    while k < n:")
