@@ -62,7 +62,9 @@ def make_function(rt: Runtime, name: str, qualname: str, sig: Signature, default
                 if rt.depth > MAX_CALL_DEPTH:
                     raise RecursionError("maximum recursion depth exceeded")
                 if body(local) is RETURN:
-                    return local[RETURN_SLOT]
+                    # popped: a generator (or an inner function) holding these locals would
+                    # otherwise keep the result alive, and a generator itself in a cycle
+                    return local.pop(RETURN_SLOT)
                 return None
             finally:
                 rt.depth -= 1
@@ -78,7 +80,7 @@ def make_function(rt: Runtime, name: str, qualname: str, sig: Signature, default
                 if rt.depth > MAX_CALL_DEPTH:
                     raise RecursionError("maximum recursion depth exceeded")
                 if body(local) is RETURN:
-                    return local[RETURN_SLOT]
+                    return local.pop(RETURN_SLOT)
                 return None
             finally:
                 rt.depth -= 1
