@@ -201,7 +201,8 @@ def test_a_class_body_is_not_a_scope_its_methods_see():
 
 
 @pytest.mark.parametrize("body, says", [
-    ("    scale = 2\n", "assignments are not supported in a class body by autodiff"),
+    ("    scale, shift = 2, 1\n", "assignments are not supported in a class body by autodiff"),
+    ("    _scale = 2\n", "the class attribute name '_scale' is not supported"),
     ("    print(1)\n", "expression statements are not supported in a class body by autodiff"),
     ("    def _helper(self):\n        pass\n", "the method name '_helper' is not supported"),
 ])
