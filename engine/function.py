@@ -20,7 +20,7 @@ import numpy as np
 
 from .classes import TorchClass
 from .graph import (SECOND_BACKWARD, MultiNode, check_saved_version, edge_to, released)
-from .program_classes import class_body
+from .program_classes import class_body, own_attribute
 from .registry import Op
 from .session import current, no_grad
 from .tensor import Tensor
@@ -45,9 +45,7 @@ class FunctionCtx:
         self._outputs = ()  # (shape, dtype) of each output, None for a non-tensor
         self.needs_input_grad = needs_input_grad
 
-    @staticmethod
-    def _tg_readable(obj, name: str) -> bool:
-        return not name.startswith("_") and name in obj.__dict__
+    _tg_readable = staticmethod(own_attribute)
 
     @staticmethod
     def _tg_writable(obj, name: str) -> bool:

@@ -21,7 +21,7 @@ from . import dtypes
 from .classes import TorchClass
 from .ops_inplace import copy_
 from .parameter import is_parameter, type_name, zero_grad_of
-from .program_classes import class_body, class_callable
+from .program_classes import class_body, class_callable, own_attribute, settable_attribute
 from .session import no_grad
 from .tensor import Tensor
 
@@ -94,15 +94,9 @@ class Module(metaclass=TorchClass):
         """`super().__init__(...)` inside the `__init__` of a program's Module subclass."""
         Module.__init__(instance, *args, **kwargs)
 
-    @staticmethod
-    def _tg_readable(obj, name: str) -> bool:
-        # what the program or the module's constructor set on this instance (parameters,
-        # submodules and buffers are mirrored there); the class's API is `_tg_public`
-        return not name.startswith("_") and name in obj.__dict__
-
-    @staticmethod
-    def _tg_writable(obj, name: str) -> bool:
-        return not name.startswith("_") and not class_callable(type(obj), name)
+    # (parameters, submodules and buffers are mirrored in the instance's own attributes)
+    _tg_readable = staticmethod(own_attribute)
+    _tg_writable = staticmethod(settable_attribute)
 
     # -- attributes ----------------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:

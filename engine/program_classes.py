@@ -14,6 +14,17 @@ import inspect
 from .classes import TorchClass
 
 
+def own_attribute(obj, name: str) -> bool:
+    """The sandbox's `_tg_readable` for instances of a program's class: what the program (or
+    the class's constructor) set on this instance; the class's API is its `_tg_public`."""
+    return not name.startswith("_") and name in obj.__dict__
+
+
+def settable_attribute(obj, name: str) -> bool:
+    """The sandbox's `_tg_writable` for those instances: any public name but a method's."""
+    return not name.startswith("_") and not class_callable(type(obj), name)
+
+
 def class_callable(cls: type, name: str) -> bool:
     """A method (or property) of the class: programs may not replace those on instances."""
     found = inspect.getattr_static(cls, name, None)
@@ -89,10 +100,5 @@ class ProgramObject(metaclass=TorchClass):
             raise TypeError("object.__init__() takes exactly one argument (the instance to "
                             "initialize)")
 
-    @staticmethod
-    def _tg_readable(obj, name: str) -> bool:
-        return not name.startswith("_") and name in obj.__dict__
-
-    @staticmethod
-    def _tg_writable(obj, name: str) -> bool:
-        return not name.startswith("_") and not class_callable(type(obj), name)
+    _tg_readable = staticmethod(own_attribute)
+    _tg_writable = staticmethod(settable_attribute)

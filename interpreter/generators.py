@@ -22,7 +22,7 @@ from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
 from .expressions import Context, compile_expr, runtime_error
 from .runtime import BREAK, MAX_CALL_DEPTH, RETURN, RETURN_SLOT, Runtime
 from .scopes import statements_of
-from .statements import _DISPATCH as STATEMENTS, _truth, compile_block, compile_store
+from .statements import _DISPATCH as STATEMENTS, _truth, compile_block, compile_store, enter_context
 
 Steps = Callable[[dict], Iterator]  # a generator function of the locals
 
@@ -184,11 +184,13 @@ def _resumable_If(node: ast.If, cx: Context) -> Steps:
     return run
 
 
-def _resumable_While(node: ast.While, cx: Context) -> Steps:
-    test, body = compile_expr(node.test, cx), _loop_block(node.body, cx)
-
+def _resumable_loop(items: Callable[[dict], Iterator], store, body: Steps) -> Steps:
+    """A loop's steps: the body once per item (stored first, when `store`), with the signals
+    a loop body returns (break, continue, return) acted on as the ordinary loops do."""
     def run(L: dict) -> Iterator:
-        while test(L):
+        for item in items(L):
+            if store is not None:
+                store(L, item)
             signal = yield from body(L)
             if signal is not None:
                 if signal is BREAK:
@@ -196,24 +198,23 @@ def _resumable_While(node: ast.While, cx: Context) -> Steps:
                 if signal is RETURN:
                     return signal
         return None
-    return _python_errors_at(node.test, cx, run)
+    return run
+
+
+def _resumable_While(node: ast.While, cx: Context) -> Steps:
+    test = compile_expr(node.test, cx)
+
+    def rounds(L: dict) -> Iterator:
+        while test(L):
+            yield None
+    return _python_errors_at(node.test, cx, _resumable_loop(rounds, None, _loop_block(node.body, cx)))
 
 
 def _resumable_For(node: ast.For, cx: Context) -> Steps:
-    iterable, body = compile_expr(node.iter, cx), _loop_block(node.body, cx)
-    store = compile_store(node.target, cx)
-
-    def run(L: dict) -> Iterator:
-        for item in iter(iterable(L)):
-            store(L, item)
-            signal = yield from body(L)
-            if signal is not None:
-                if signal is BREAK:
-                    break
-                if signal is RETURN:
-                    return signal
-        return None
-    return _python_errors_at(node.iter, cx, run)
+    iterable = compile_expr(node.iter, cx)
+    loop = _resumable_loop(lambda L: iter(iterable(L)), compile_store(node.target, cx),
+                           _loop_block(node.body, cx))
+    return _python_errors_at(node.iter, cx, loop)
 
 
 def _resumable_With(node: ast.With, cx: Context) -> Steps:
@@ -221,15 +222,7 @@ def _resumable_With(node: ast.With, cx: Context) -> Steps:
     store = compile_store(ast.Name(node.name), cx) if node.name else None
 
     def run(L: dict) -> Iterator:
-        manager = context(L)
-        try:
-            entered = manager.__enter__()  # only the interpreter calls dunders, never the program
-            exit_ = manager.__exit__
-        except AttributeError:
-            raise runtime_error(TypeError(f"'{type(manager).__name__}' object does not support the "
-                                          "context manager protocol"), node.context, filename) from None
-        except Exception as exc:
-            raise runtime_error(exc, node.context, filename) from None
+        entered, exit_ = enter_context(context(L), node, filename)
         try:
             if store is not None:
                 store(L, entered)

@@ -353,20 +353,24 @@ def compile_For(node: ast.For, cx: Context) -> Run:
     return guarded(node.iter, cx, run)
 
 
+def enter_context(manager: Any, node: ast.With, filename: str) -> tuple[Any, Callable]:
+    """`with manager:` entered: (what `as` binds, the manager's __exit__), or Python's error."""
+    try:
+        entered = manager.__enter__()  # only the interpreter calls dunders, never the program
+        return entered, manager.__exit__
+    except AttributeError:
+        raise runtime_error(TypeError(f"'{type(manager).__name__}' object does not support the "
+                                      "context manager protocol"), node.context, filename) from None
+    except Exception as exc:
+        raise runtime_error(exc, node.context, filename) from None
+
+
 def compile_With(node: ast.With, cx: Context) -> Run:
     context, body, filename = compile_expr(node.context, cx), compile_block(node.body, cx), cx.filename
     store = compile_store(ast.Name(node.name), cx) if node.name else None
 
     def run(L: dict) -> Any:
-        manager = context(L)
-        try:
-            entered = manager.__enter__()  # only the interpreter calls dunders, never the program
-            exit_ = manager.__exit__
-        except AttributeError:
-            raise runtime_error(TypeError(f"'{type(manager).__name__}' object does not support the "
-                                          "context manager protocol"), node.context, filename) from None
-        except Exception as exc:
-            raise runtime_error(exc, node.context, filename) from None
+        entered, exit_ = enter_context(context(L), node, filename)
         try:
             if store is not None:
                 store(L, entered)
