@@ -85,12 +85,18 @@ def finish(out, dt):
     return out if have is dt or have == dt else out.astype(dt)
 
 
+# `_as_c_order(x) is x` tells what x.flags.c_contiguous tells (for arrays of one dim or more)
+# for half the cost, where every elementwise op asks it: no flags object is built
+_as_c_order = np.ascontiguousarray
+
+
 def elementwise_result(out, x, y, dt):
     """An elementwise result of x and y (arrays or numbers) in torch's layout for it, which
-    differs from NumPy's only when an input is not contiguous (layout.py), and in dtype `dt`."""
-    if type(out) is np.ndarray and out.ndim > 1 and not (
-            (type(x) is not np.ndarray or x.flags.c_contiguous)
-            and (type(y) is not np.ndarray or y.flags.c_contiguous)):
+    differs from NumPy's only when an input is not contiguous (layout.py), and in dtype `dt`.
+    `x` is an array, `y` an array or a Python number (a 0-d array or a NumPy scalar counts
+    as not contiguous here: layout.py then finds nothing to change)."""
+    if out.ndim > 1 and not (_as_c_order(x) is x
+                             and (type(y) is not np.ndarray or _as_c_order(y) is y)):
         out = elementwise_layout(out, (x, y))
     have = out.dtype
     return out if have is dt or have == dt else out.astype(dt)

@@ -33,7 +33,7 @@ def _sigmoid_backward_array(g, y):
 
 
 def _threshold_backward_array(g, y, threshold):
-    if type(g) is np.ndarray and g.shape == np.shape(y):
+    if type(g) is np.ndarray and type(y) is np.ndarray and g.shape == y.shape:
         # (a copy with the zeros put in: a third the cost of np.where on a float array)
         out = g.copy(order="K")
         np.putmask(out, y <= threshold, 0)

@@ -44,9 +44,7 @@ def total(x: np.ndarray):
     if x.flags.c_contiguous:  # (the usual case: one run of memory, a 1-d walk)
         n = x.size
         if n <= _ILP * lanes and n % lanes == 0 and n:
-            # one to four whole vectors, each its own running sum: they are added lane by
-            # lane, then the lanes in order (the commonest short sum, written out)
-            return _accumulate(_reduce(x.reshape(n // lanes, lanes), axis=0))[-1] + _ZERO[x.dtype]
+            return _few_vectors(x, lanes)[0]
         flat = x.reshape(-1)
         if n < 64 * lanes:
             return _short_total(flat, lanes)
@@ -62,7 +60,10 @@ def along(x: np.ndarray, axes: tuple, keepdims: bool) -> np.ndarray:
     shape = x.shape
     if axes == (0,) and x.ndim == 2 and x.flags.c_contiguous:
         # (the commonest: a bias's gradient, a batch summed away)
-        if shape[1] == 1:
+        if shape[1] == 1:  # (a column: its elements are one run of memory)
+            n = shape[0]
+            if n <= _ILP * lanes and n % lanes == 0 and not keepdims:
+                return _few_vectors(x, lanes)
             out = total(x)
         elif shape[0] < 256 and shape[1] % (4 * lanes) == 0:
             out = _short_cascade(x)
@@ -80,6 +81,14 @@ def along(x: np.ndarray, axes: tuple, keepdims: bool) -> np.ndarray:
     if keepdims:
         return np.reshape(out, tuple([1 if i in axes else n for i, n in enumerate(shape)]))
     return np.reshape(out, kept_shape)
+
+
+def _few_vectors(x, lanes) -> np.ndarray:
+    """The sum of one to four whole vectors in one run of memory, as a 1-element array (the
+    commonest short sum, written out): each vector is its own running sum; they are added
+    lane by lane, then the lanes in order. Each lane starts from +0 (where torch's output
+    does), which changes no sum but a -0., so the result is never -0., as torch's is not."""
+    return _accumulate(_reduce(x.reshape(-1, lanes), axis=0, initial=0.0))[-1:]
 
 
 # --- the walk over dims ------------------------------------------------------------------------
