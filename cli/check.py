@@ -22,7 +22,7 @@ from typing import TextIO
 import numpy as np
 
 from autodiff.engine.gradcheck import GradientReport
-from autodiff.engine.graph import watched_grad_fn
+from autodiff.engine.graph import version_of, watched_grad_fn
 from autodiff.engine.tensor import Tensor
 
 from autodiff.parser.display import text_width
@@ -167,7 +167,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         got = last.delivered.get(id(wide_leaf))
         analytic = np.zeros(np.shape(wide_leaf.array)) if got is None else \
             np.asarray(got[1], dtype=np.float64)
-        late = n_calls > 1 and (getattr(t, "_version", 0) > 0 or k not in initial
+        late = n_calls > 1 and (version_of(t) > 0 or k not in initial
                                 or not np.array_equal(initial[k], t.array, equal_nan=True))
         numeric = np.zeros_like(analytic)
         flat = np.unique(np.linspace(0, analytic.size - 1, min(analytic.size, quota)).astype(int))

@@ -19,7 +19,8 @@ import weakref
 import numpy as np
 
 from .classes import TorchClass
-from .graph import (SECOND_BACKWARD, MultiNode, check_saved_version, edge_to, released)
+from .graph import (SECOND_BACKWARD, MultiNode, check_saved_version, edge_to, released,
+                    version_of)
 from .program_classes import class_body, own_attribute
 from .registry import Op
 from .session import current, no_grad
@@ -57,7 +58,7 @@ class FunctionCtx:
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} "
                                 f"is of type {type(t).__name__}")
         self._saved = tensors
-        self._versions = tuple(None if t is None else t._version for t in tensors)
+        self._versions = tuple(None if t is None else version_of(t) for t in tensors)
 
     @property
     def saved_tensors(self) -> tuple:

@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from . import inference
 from .layout import laid_out_like
 from .printing import format_grad_fn
 from .session import current
@@ -220,9 +221,11 @@ def _attach_node(out, op, inputs, params, cls, node_class) -> None:
     saved = versions = None
     if op.saves_inputs:
         saved = inputs
+        if inference.TENSORS:  # (torch saves only what the rules of inputs with an edge read)
+            inference.check_saved(inputs, _read_positions(op.reads, edges))
         for t in inputs:
             if type(t) is cls and t._vc is not None:  # None everywhere means "all at 0"
-                versions = tuple([t._version if type(t) is cls else 0 for t in inputs])
+                versions = tuple([version_of(t) if type(t) is cls else 0 for t in inputs])
                 break
     node = out._grad_fn = node_class(op, tuple(edges), saved, versions, params, tuple(meta))
     if op.saves_out:
@@ -240,6 +243,8 @@ def share_storage(view, base):
     view._vc = base._vc
     view._base = base if base._base is None else base._base
     view._view_version = base._vc[0]
+    if inference.TENSORS:  # (a view made in inference mode is marked: it may be a normal one)
+        inference.inherit(view, base)
     return view
 
 
@@ -492,17 +497,19 @@ _ZEROS = (0,) * 64  # (apply_rule's bound: a node saving more makes its own)
 _NONES = [(None,) * n for n in range(70)]
 
 
+def _read_positions(reads, edges):
+    """The inputs that the rules of the inputs with an edge read (all when the op's entry
+    does not say): what torch saves for backward."""
+    if reads is None:
+        return range(len(edges))
+    return {j for (child, _), r in zip(edges, reads) if child is not None for j in r}
+
+
 def _check_versions(node) -> None:
     """torch's error when a saved tensor that a running rule reads was changed in place."""
-    reads = node.op.reads
-    if reads is None:
-        used = range(len(node.saved))
-    else:
-        used = {j for (child, _), r in zip(node.next_functions, reads) if child is not None
-                for j in r}
-    for j in used:
+    for j in _read_positions(node.op.reads, node.next_functions):
         value = node.saved[j]
-        if hasattr(value, "_version"):  # Python numbers have no version
+        if hasattr(value, "_vc"):  # Python numbers have no version
             check_saved_version(value, node.versions[j] if node.versions is not None else 0)
 
 
@@ -524,10 +531,16 @@ def released(node) -> bool:
     return node.saved is _FREED
 
 
+def version_of(t) -> int:
+    """A tensor's version counter as the engine reads it (`Tensor._version` is the program's,
+    which an inference tensor refuses)."""
+    return 0 if t._vc is None else t._vc[0]
+
+
 def check_saved_version(tensor, expected: int) -> None:
     """torch's error when a tensor saved for backward (at version `expected`) was changed in
     place since."""
-    now = tensor._version
+    now = version_of(tensor)
     if now != expected:
         # torch names what produces the tensor now (e.g. the in-place op that changed it)
         producer = tensor.grad_fn

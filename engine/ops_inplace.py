@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 from .graph import LEGACY_TYPE_NAMES, NO_ACCUMULATOR, NUMBERS, MultiNode, Node, apply_rule, edge_to, record, short_name
+from . import inference
 from .layout import dense
 from .operands import NotAnOperand, binary, check_broadcast, type_word
 from .ops_shape import expand, expanded_shape, view
@@ -223,6 +224,8 @@ def view_history(view):
 def recorded_write(a, entry, inputs, params=None):
     """After a write into `a`'s storage: bump its version and, when autograd watches any of
     `inputs` (a first; numbers among them), make `entry` a's new history."""
+    if inference.TENSORS:
+        inference.check_in_place(a)
     vc = a._vc
     if vc is None:
         a._vc = [1]

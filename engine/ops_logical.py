@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import inference
 from .operands import binary, reduce_dims
 from .operands import is_tensor as _is_tensor
 from .registry import Family
@@ -95,4 +96,10 @@ def numel(a):
 @exposes(functions=("is_tensor",))
 def is_tensor(value):
     return _is_tensor(value)
+
+
+@exposes(functions=("is_inference",), methods=("is_inference",))
+def is_inference(a):
+    """Whether inference mode made this tensor, or what it is a view of (inference.py)."""
+    return inference.is_inference(a)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, inference
 from .graph import LEGACY_TYPE_NAMES
 from .session import current
 from .tensor import Tensor, mark_parameter
@@ -53,6 +53,7 @@ def make_parameter(data=None, requires_grad=True) -> Tensor:
     if requires_grad and data.array.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     param = data.detach()  # same storage and version counter, no history
+    inference.check_requires_grad(param, requires_grad)
     param.requires_grad = bool(requires_grad)
     mark_parameter(param)
     return param

@@ -19,6 +19,7 @@ import os
 import time
 from contextlib import contextmanager
 
+from . import inference
 from .classes import TorchClass
 
 
@@ -85,11 +86,13 @@ class Session:
         if self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
         token = _current.set(self)
+        outer_mode, inference.making = inference.making, self.inference
         try:
             with np.errstate(all="ignore"):  # torch makes inf/nan silently (NumPy 2: per context)
                 yield self
         finally:
             _current.reset(token)
+            inference.making = outer_mode
 
 
 class Observers:
@@ -303,8 +306,7 @@ class inference_mode(_GradModeContext):
     """torch.inference_mode(mode=True): nothing records inside (whatever grad mode the program
     then sets, which torch.is_grad_enabled() reports), and torch.is_inference_mode_enabled()
     says so; `mode=False` leaves inference mode and turns grad mode on, as torch's guard does.
-    Which tensors were made inside (Tensor.is_inference) and what PyTorch forbids on them
-    later is not modelled."""
+    What is made inside is an inference tensor (inference.py)."""
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
@@ -318,13 +320,15 @@ class inference_mode(_GradModeContext):
         previous = (session.grad_enabled, session.inference, session.inference_grad)
         if self._mode:
             session.grad_enabled = session.inference_grad = False
-            session.inference = True
+            session.inference = inference.making = True
         else:
-            session.grad_enabled, session.inference = True, False
+            session.grad_enabled = True
+            session.inference = inference.making = False
         return previous
 
     def _restore(self, session, previous) -> None:
         session.grad_enabled, session.inference, session.inference_grad = previous
+        inference.making = session.inference
 
 
 class set_grad_enabled(_GradModeContext):

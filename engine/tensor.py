@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import autograd, devices, dtypes, graph
+from . import autograd, devices, dtypes, graph, inference
 from . import (hooks, ops_activation, ops_arith, ops_cumulative, ops_division, ops_einsum,
                ops_index, ops_inplace, ops_linalg, ops_losses, ops_math, ops_nn, ops_random,
                ops_reduce, ops_shape)
@@ -176,6 +176,8 @@ class Tensor(metaclass=_TensorType):
         t._base = None  # the tensor this one is a view of
         t._accumulator = None
         t._retains_grad = False
+        if inference.making:
+            inference.mark(t)
         return t
 
     locals().update(_registry_methods())
@@ -209,9 +211,13 @@ class Tensor(metaclass=_TensorType):
 
     @property
     def _version(self) -> int:
+        if inference.is_inference(self):
+            raise RuntimeError(inference.VERSION)
         return self._vc[0] if self._vc is not None else 0
 
     def _bump_version(self) -> None:
+        if inference.TENSORS:  # (after the write, where torch's check fails too)
+            inference.check_in_place(self)
         if self._vc is None:
             self._vc = [1]
         else:
@@ -254,7 +260,10 @@ class Tensor(metaclass=_TensorType):
     @property
     def data(self) -> "Tensor":
         """A detached tensor sharing this one's storage: changes to it bypass autograd."""
-        return _alias(self.storage())
+        alias = _alias(self.storage())
+        if inference.TENSORS:
+            inference.inherit(alias, self)
+        return alias
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -264,6 +273,8 @@ class Tensor(metaclass=_TensorType):
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         self.array = value.array
+        if inference.TENSORS:  # (torch swaps the whole tensor under the name)
+            inference.inherit(self, value)
 
     def _tg_assign(self, name: str, value) -> None:
         """A program's `t.name = value` (the engine sets its slots directly): PyTorch's checks."""
@@ -279,6 +290,7 @@ class Tensor(metaclass=_TensorType):
             if value and self.array.dtype.kind != "f":
                 raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                    "gradients")
+            inference.check_requires_grad(self, value)
         setattr(self, name, value)
 
     @property
@@ -440,6 +452,8 @@ class Tensor(metaclass=_TensorType):
         if self._vc is None:
             self._vc = [0]
         detached._vc = self._vc
+        if inference.TENSORS:
+            inference.inherit(detached, self)
         return detached
 
     def detach_(self) -> "Tensor":
@@ -455,6 +469,7 @@ class Tensor(metaclass=_TensorType):
                 "var_no_grad = var.detach().")
         if requires_grad and self.array.dtype.kind not in "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        inference.check_requires_grad(self, requires_grad)
         self.requires_grad = bool(requires_grad)
         return self
 

@@ -191,6 +191,8 @@ ROWS = [
     _row("grad modes", "requires_grad read after a block",
          "grad mode: requires_grad read after a with block"),
     _row("grad modes", "return from inside a with block", "grad mode: return inside with"),
+    _row("grad modes", "an inference tensor used after its block",
+         "grad mode: an inference tensor used after its block"),
     # graphs: every op's node, and gradients built with create_graph=True
     *(_row("next_functions printed", op, f"nf:{op}", bug=GRAPH_BUGS.get(op))
       for op in DIFFERENTIABLE),
@@ -314,6 +316,8 @@ def test_every_feature_a_row_names_occurs():
     ("x = torch.ones(3)\nv = torch.broadcast_to(x, (2, 3))\nv.add_(1)\n",
      "inplace:an expand's view"),
     ("torch.set_grad_enabled(False)\n", "grad mode: set_grad_enabled statement"),
+    ("with torch.inference_mode():\n    y = torch.ones(2)\nprint(y * 2)\n",
+     "grad mode: an inference tensor used after its block"),
     ("with torch.set_grad_enabled(False):\n    pass\nprint(torch.is_grad_enabled())\n",
      "grad mode: is_grad_enabled() after a with block"),
 ])

@@ -21,6 +21,8 @@ exact for the generator's programs, which bind each value to a fresh name.
 
 from __future__ import annotations
 
+import re
+
 from tg_flow_values import ValueFlow
 from tg_syntax import OTHER, Info, constant, dotted, expression_features, index_kind
 
@@ -249,6 +251,11 @@ class Flow(ValueFlow):
         elif ctx == "torch.inference_mode":
             self.add("with:inference_mode")
             off = True
+            made = {t.id for stmt in s.body if type(stmt) is ast.Assign
+                    for t in stmt.targets if type(t) is ast.Name}
+            later = "\n".join(self.source_lines[s.body[-1].end_line:])
+            if any(re.search(rf"\b{name}\b", later) for name in made):
+                self.add("grad mode: an inference tensor used after its block")
         elif ctx == "torch.set_grad_enabled":
             flag = constant(s.context.args[0]) if s.context.args else None
             self.add(f"with:set_grad_enabled({flag if flag is not None else 'expression'})")

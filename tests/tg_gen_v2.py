@@ -157,6 +157,18 @@ def _inference_mode(b: Builder) -> None:
         b.emit("        print(torch.is_grad_enabled(), (x * 5).requires_grad)")
     b.emit("print(torch.is_grad_enabled(), y.requires_grad, y.is_leaf)")
     b.emit("show('y', y)")
+    # y is an inference tensor: outside the mode torch refuses some uses of it
+    b.emit("print(y.is_inference(), y[0].is_inference(), y.detach().is_inference(), "
+           "(y * 2).is_inference(), x.is_inference())")
+    use = b.r.choice(["x * y", "y / x", "x + y", "torch.cat([x, y])", "y.add_(1)", "y.zero_()",
+                      "y.requires_grad_()", "y[0:1].mul_(2)", "y.clone().requires_grad_()",
+                      "torch.where(y > 0, x, y)"])
+    b.emit("try:")
+    b.emit(f"    u = {use}")
+    b.emit("    print(u.is_inference(), u.requires_grad, u.grad_fn)")
+    b.emit("except RuntimeError as e:")
+    b.emit("    print('RuntimeError:', e)")
+    b.emit("show('y', y)")
     b.emit("z = (x * 3).sum()")
     b.emit("print(z.grad_fn)")
     b.emit("z.backward()")
