@@ -28,7 +28,7 @@ from autodiff.engine.tensor import Tensor
 from autodiff.parser.display import text_width
 from autodiff.parser.i18n import N_, _
 
-from .names import dtype_text, shape_text
+from .names import dtype_text
 from .limits import RunLimits, applied
 from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
 from .source import LoadedSource, display_name, load_source

@@ -55,6 +55,9 @@ def _indent(text: str) -> str:
     return lines[0] if len(lines) == 1 else "\n".join([lines[0]] + ["  " + s for s in lines[1:]])
 
 
+_ABSENT = object()  # (a registry may hold None: a parameter or submodule set to None)
+
+
 class Module(metaclass=TorchClass):
     """torch.nn.Module: parameters, buffers and submodules, kept in registration order."""
 
@@ -63,7 +66,8 @@ class Module(metaclass=TorchClass):
         "named_children", "modules", "named_modules", "zero_grad", "train", "eval", "training",
         "state_dict", "load_state_dict", "requires_grad_", "to", "cpu", "cuda", "float",
         "double", "apply", "add_module", "register_parameter", "register_buffer", "register_module",
-        "extra_repr", "get_submodule", "get_parameter", "type"})
+        "extra_repr", "get_submodule", "get_parameter", "type", "_modules", "_parameters",
+        "_buffers"})
 
     def __init__(self, *args, **kwargs):
         if kwargs:
@@ -76,7 +80,7 @@ class Module(metaclass=TorchClass):
         setattr_(self, "training", True)
         setattr_(self, "_parameters", {})
         setattr_(self, "_buffers", {})
-        setattr_(self, "_persistent", set())
+        setattr_(self, "_non_persistent", set())
         setattr_(self, "_modules", {})
 
     # -- the class interface the interpreter uses ---------------------------------------------
@@ -94,8 +98,12 @@ class Module(metaclass=TorchClass):
         """`super().__init__(...)` inside the `__init__` of a program's Module subclass."""
         Module.__init__(instance, *args, **kwargs)
 
-    # (parameters, submodules and buffers are mirrored in the instance's own attributes)
-    _tg_readable = staticmethod(own_attribute)
+    # (parameters, submodules and buffers are mirrored in the instance's own attributes, or
+    # only in a registry the program filled itself: `self._modules['0'] = block`)
+    @staticmethod
+    def _tg_readable(module, name: str) -> bool:
+        return own_attribute(module, name) or module._registered(name) is not _ABSENT
+
     _tg_writable = staticmethod(settable_attribute)
 
     # -- attributes ----------------------------------------------------------------------------
@@ -137,8 +145,20 @@ class Module(metaclass=TorchClass):
         object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str):
-        # called only when the ordinary lookup failed: registered entries are mirrored
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        # called only when the ordinary lookup failed: registered entries are mirrored, but
+        # a program may fill a registry itself, where torch's __getattr__ finds them too
+        found = self._registered(name)
+        if found is _ABSENT:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return found
+
+    def _registered(self, name: str):
+        own = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            entries = own.get(registry)
+            if type(entries) is dict and name in entries:
+                return entries[name]
+        return _ABSENT
 
     def __delattr__(self, name: str) -> None:
         self._forget(name)
@@ -152,7 +172,7 @@ class Module(metaclass=TorchClass):
             entries = own.get(registry)
             if entries is not None and name in entries:
                 del entries[name]
-        self.__dict__.get("_persistent", set()).discard(name)
+        self.__dict__.get("_non_persistent", set()).discard(name)
         own.pop(name, None)
 
     def register_parameter(self, name: str, param) -> None:
@@ -179,9 +199,9 @@ class Module(metaclass=TorchClass):
                             "(torch Tensor or None required)")
         self._buffers[name] = self.__dict__[name] = tensor
         if persistent:
-            self._persistent.add(name)
+            self._non_persistent.discard(name)
         else:
-            self._persistent.discard(name)
+            self._non_persistent.add(name)
 
     def add_module(self, name: str, module) -> None:
         if module is not None and not isinstance(module, Module):
@@ -345,7 +365,7 @@ class Module(metaclass=TorchClass):
             if param is not None:
                 out[prefix + name] = param if keep_vars else param.detach()
         for name, buffer in self._buffers.items():
-            if buffer is not None and name in self._persistent:
+            if buffer is not None and name not in self._non_persistent:
                 out[prefix + name] = buffer if keep_vars else buffer.detach()
         for name, module in self._modules.items():
             if module is not None:

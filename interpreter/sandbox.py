@@ -1,7 +1,7 @@
 """What a .tg program may reach through attributes.
 
-A name starting with '_' is always refused (but `__version__`, a plain string, where an
-object lists it). Engine classes (and namespace objects) list their public names in
+A name starting with '_' is always refused (but the few of READABLE_DUNDERS, plain data
+such as `__version__`, where an object lists them). Engine classes (and namespace objects) list their public names in
 `_tg_public`; Python's own values get a small fixed table.
 
 A class whose instances carry attributes of the program's own (an `nn.Module` subclass:
@@ -24,14 +24,16 @@ from . import bounds
 AttributePolicy = Callable[[Any, str], bool]
 
 # the only names starting with '_' a program may read, where an object lists them as public
-# (plain data: a version string, a version counter)
-READABLE_DUNDERS = frozenset({"__version__", "_version", "__name__"})
+# (plain data: a version string, a version counter; nn.Module's registries, plain dicts that
+# d2l's own Sequential fills, as PyTorch's are)
+READABLE_DUNDERS = frozenset({"__version__", "_version", "__name__", "_modules", "_parameters",
+                              "_buffers"})
 
 
 # private attributes of PyTorch's objects that tutorials and answers read (nn.Module's
 # registries, a node's saved tensors, a tensor's internals): refused as unsupported
 TORCH_PRIVATE_NAMES = frozenset({
-    "_modules", "_parameters", "_buffers", "_forward_hooks", "_backward_hooks",
+    "_forward_hooks", "_backward_hooks",
     "_forward_pre_hooks", "_non_persistent_buffers_set", "_state_dict_hooks",
     "_saved_self", "_saved_other", "_saved_result", "_saved_tensors", "_saved_mat2",
     "_saved_exponent", "_saved_dim", "_raw_saved_self", "_raw_saved_other",

@@ -103,11 +103,15 @@ def test_module_init_arguments_are_refused_as_torch_refuses_them():
 
 def test_sandbox_reads_what_a_module_registered_and_the_program_set():
     net = _net_class()(2)
-    for name in ("fc1", "fc2", "scale", "kind", "forward", "parameters", "training", "zero_grad"):
+    for name in ("fc1", "fc2", "scale", "kind", "forward", "parameters", "training", "zero_grad",
+                 "_parameters", "_modules", "_buffers"):  # (the registries: plain dicts, as torch's)
         assert default_policy(net, name), name
-    for name in ("_parameters", "_modules", "__dict__", "__class__", "tg_subclass",
-                 "tg_super_init", "_tg_readable", "missing"):
+    for name in ("__dict__", "__class__", "tg_subclass", "tg_super_init", "_tg_readable",
+                 "_registered", "_non_persistent", "_forget", "missing"):
         assert not default_policy(net, name), name
+    net._modules["extra"] = nn.Linear(1, 1)  # filled directly: readable as torch's __getattr__ finds it
+    assert default_policy(net, "extra") and get_attribute(net, "extra", default_policy) is \
+        net._modules["extra"]
     assert get_attribute(net.fc1, "weight", default_policy) is net.fc1.weight
 
 

@@ -178,7 +178,7 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert not {"load", "save", "tofile", "gi_frame", "with_traceback"} & set(surface["readable"])
     assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
     allowed = set(surface["readable_dunders"])
-    assert allowed == {"__version__", "_version", "__name__"}
+    assert allowed == {"__version__", "_version", "__name__", "_modules", "_parameters", "_buffers"}
     # the special methods a program's class may define (never name): the gate's only dunders
     assert set(surface["protocol_methods"]) == {"__init__", "__len__", "__getitem__",
                                                 "__setitem__", "__call__", "__iter__",
