@@ -16,12 +16,12 @@ import numpy as np
 
 from . import summation
 from .graph import record
-from .operands import ArgumentTypeError, binary, floating, type_word
+from .operands import ArgumentTypeError, binary, floating, result_dtype, type_word
 from .ops_math import abs as abs_
 from .ops_arith import sub
 from .ops_activation import logsigmoid
 from .ops_reduce import mean, sum
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, positive
 
 family = Family("Binary losses and L1")
 op, exposes, word = family.op, family.exposes, family.word
@@ -448,3 +448,91 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
         raise Unsupported("torch.nn.functional.huber_loss with weight=")
     return _robust(input, target, reduction, "huber", delta)
+
+
+# === kl_div: a composition in torch (xlogy, exp, sub, mul, then the reduction) ====================
+
+def _xlogy_array(x, y):
+    dt = np.result_type(x, y)
+    logs = np.log(y.astype(np.float64)).astype(dt) if dt == np.float32 else np.log(y)
+    out = np.where(x == 0, dt.type(0), x * logs)
+    return np.asarray(np.where(np.isnan(y), dt.type(np.nan), out), dtype=dt)
+
+
+def _nonzero(F, a):
+    """(a != 0) in a's dtype: a constant of the rules, in their flavour."""
+    if type(a) is np.ndarray:
+        return (a != 0).astype(a.dtype)
+    return type(a)._wrap((a.array != 0).astype(a.array.dtype))
+
+
+XLOGY = op("XlogyBackward0",
+           lambda F, g, out, a, b: g * F.xlogy(_nonzero(F, a), b),
+           lambda F, g, out, a, b: g * a / b,
+           saves="i", explain="x·log(y), 0 where x = 0 (kl_div's target term)",
+           formulas=("∂/∂x = log y where x ≠ 0: g·xlogy(x ≠ 0, y)", "∂/∂y = x/y: g·x/y"),
+           check=Check(lambda a, b: xlogy(a, b), (any_(2, 3), positive(2, 3))))
+
+
+@word("xlogy", _xlogy_array)
+@exposes(XLOGY, functions=("xlogy",), methods=("xlogy",))
+def xlogy(a, b):
+    x, y, dt = binary(a, b, floating=True)
+    return record(XLOGY, _xlogy_array(np.asarray(x, dt), np.asarray(y, dt)), (a, b))
+
+
+_KL_MEAN_WARNING = (
+    "reduction: 'mean' divides the total loss by both the batch size and the support size."
+    "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+    "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+
+
+@exposes(nn=("kl_div",))
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    from .ops_arith import div, mul  # noqa: PLC0415 - ops_arith builds on this family
+    from .ops_math import exp  # noqa: PLC0415
+
+    if size_average is not None or reduce is not None:
+        reduction = reduction_of(reduction, size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn(_KL_MEAN_WARNING, UserWarning, stacklevel=2)
+        if reduction != "batchmean" and reduction not in _REDUCTIONS:
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = mul(exp(target), sub(target, input))
+    else:
+        loss = sub(xlogy(target, target), mul(target, input))
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return mean(loss)
+    total = sum(loss)
+    if reduction == "batchmean" and input.array.ndim:
+        return div(total, input.array.shape[0])
+    return total
+
+
+# === cosine_similarity: a composition in torch ===================================================
+
+@exposes(nn=("cosine_similarity",))
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Each side divided by its norm along dim (clamped to eps, unrecorded, as torch clamps
+    the clone of the norm in place under no_grad), multiplied, summed over dim."""
+    from .ops_arith import div, mul  # noqa: PLC0415
+    from .ops_reduce import norm  # noqa: PLC0415
+    from .ops_shape import broadcast_tensors, clone  # noqa: PLC0415
+
+    common = result_dtype(x1, x2)
+    if common.kind != "f":
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{type_word(common)}")
+    x1, x2 = (t if t.array.dtype.kind == "f" else type(t)._wrap(t.array.astype(common))
+              for t in (x1, x2))
+    x1, x2 = broadcast_tensors(x1, x2)
+    norms = []
+    for side in (x1, x2):
+        n = clone(norm(side, 2, dim, True))
+        n.array = np.maximum(n.array, n.array.dtype.type(eps))
+        norms.append(n)
+    return sum(mul(div(x1, norms[0]), div(x2, norms[1])), dim)
