@@ -20,8 +20,8 @@ from .nn_module import Module
 from .parameter import announce, make_parameter, type_name
 from .operands import check_sizes
 from .ops_linalg import linear
-from .ops_losses import (binary_cross_entropy, binary_cross_entropy_with_logits, l1_loss,
-                         reduction_of)
+from .ops_losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_similarity,
+                         huber_loss, kl_div, l1_loss, reduction_of, smooth_l1_loss)
 from .ops_nn import cross_entropy, mse_loss, nll_loss
 from .ops_random import dropout
 from .ops_shape import flatten
@@ -409,7 +409,53 @@ class BCEWithLogitsLoss(_WeightedLoss):
                                                 pos_weight=self.pos_weight)
 
 
+class SmoothL1Loss(_Loss):
+    _tg_public = _Loss._tg_public | {"beta"}
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    _tg_public = _Loss._tg_public | {"delta"}
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    _tg_public = _Loss._tg_public | {"log_target"}
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 log_target: bool = False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class CosineSimilarity(Module):
+    _tg_public = Module._tg_public | {"dim", "eps"}
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
 MODULES = {cls.__name__: cls for cls in (
     Module, Linear, LazyLinear, Sequential, ModuleList, ModuleDict, Flatten, Dropout, Identity,
-    MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss)}
+    MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
+    HuberLoss, KLDivLoss, CosineSimilarity)}
 MODULES.update(ACTIVATIONS)

@@ -216,6 +216,12 @@ NORM = op("LinalgVectorNormBackward0", _norm_vjp, saves="io",
 def _vector_norm(x, p, axis, keepdims):
     size = np.abs(x)
     if p == 2.0:
+        rows = _last_dim_rows(x, axis)
+        if rows is not None:  # torch's vectorised kernel: its order of additions
+            out = summation.norm2_rows(rows)
+            shape = tuple(1 if axis is None or i in axis else n for i, n in enumerate(x.shape))
+            return out.reshape(shape if keepdims else tuple(
+                n for i, n in enumerate(x.shape) if axis is not None and i not in axis))
         return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims))
     if p == math.inf:
         return np.max(size, axis=axis, keepdims=keepdims) if size.size else np.zeros(())
@@ -226,6 +232,18 @@ def _vector_norm(x, p, axis, keepdims):
     if p == 1.0:
         return np.sum(size, axis=axis, keepdims=keepdims)
     return np.sum(size ** p, axis=axis, keepdims=keepdims) ** (1 / p)
+
+
+def _last_dim_rows(x, axis):
+    """x as rows of the one run of memory each norm reads (all of x, or its last dim), when
+    torch takes its vectorised path there; else None."""
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.flags.c_contiguous or not x.size:
+        return None
+    if axis is None or len(axis) == x.ndim:
+        return x.reshape(1, -1)
+    if tuple(axis) == (x.ndim - 1,):
+        return x.reshape(-1, x.shape[-1])
+    return None
 
 
 @exposes(NORM, functions=("norm",), methods=("norm",))

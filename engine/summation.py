@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fma import fma32, fma64
 from .layout import iteration_order
 
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
@@ -333,3 +334,33 @@ def along_last_by_lanes(e: np.ndarray) -> np.ndarray:
         lanes //= 2
         acc = acc[..., :lanes] + acc[..., lanes:2 * lanes]
     return acc
+
+
+def norm2_rows(rows: np.ndarray) -> np.ndarray:
+    """The 2-norm of each row of a C-contiguous 2-d float array, as torch's vectorised
+    last-dim norm kernel adds: squares into 8 float (4 double) lanes, one vector at a time,
+    the lanes folded left into lane 0, then the rest of the row one element at a time, where
+    the compiler fuses `acc += x * x` into an FMA (float32: a block of 4 first, multiplied as
+    a vector and added in order, unfused). Measured against torch 2.13 on x86-64."""
+    dt = rows.dtype
+    lanes = _LANES[dt]
+    n = rows.shape[1]
+    whole = n - n % lanes
+    squares = rows * rows
+    if whole:
+        blocks = squares[:, :whole].reshape(rows.shape[0], whole // lanes, lanes)
+        acc = _accumulate(blocks, axis=1)[:, -1]
+        out = acc[:, 0].copy()
+        for lane in range(1, lanes):
+            out = out + acc[:, lane]
+    else:
+        out = np.zeros(rows.shape[0], dt)
+    at = whole
+    if dt == np.float32 and n - at >= 4:
+        for k in range(4):
+            out = out + squares[:, at + k]
+        at += 4
+    fused = fma32 if dt == np.float32 else fma64
+    for k in range(at, n):
+        out = fused(rows[:, k], rows[:, k], out).astype(dt, copy=False)
+    return np.sqrt(out)

@@ -11,7 +11,7 @@ from autodiff.engine.unsupported import Unsupported
 
 # The modules a program may import; each is the engine's namespace, or a stand-in below
 # while the engine lacks it.
-MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
            "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")

@@ -219,6 +219,14 @@ NAMES = {
         "normal normal_ ones_ orthogonal orthogonal_ sparse sparse_ torch trunc_normal_ uniform "
         "uniform_ warnings xavier_normal xavier_normal_ xavier_uniform xavier_uniform_ zeros_ "
     ),
+    "torch.nn.utils": (
+        "clip_grad clip_grad_norm clip_grad_norm_ clip_grad_value_ clip_grads_with_norm_ "
+        "convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format "
+        "convert_parameters fuse_conv_bn_eval fuse_conv_bn_weights fuse_linear_bn_eval "
+        "fuse_linear_bn_weights fusion get_total_norm init memory_format parameters_to_vector "
+        "parametrizations parametrize remove_spectral_norm remove_weight_norm rnn skip_init "
+        "spectral_norm stateless vector_to_parameters weight_norm "
+    ),
     "torch.optim": (
         "ASGD Adadelta Adafactor Adagrad Adam AdamW Adamax LBFGS Muon NAdam Optimizer RAdam "
         "RMSprop Rprop SGD SparseAdam lr_scheduler swa_utils swap_in_optimizer_params_and_state "

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "interpreter" / "torch_names.py"
-MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
            "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
