@@ -10,13 +10,13 @@ it, even when it is 1.
 
 from __future__ import annotations
 
-import math
 import types
 import warnings
 
 import numpy as np
 
-from . import summation
+from .ops_reduce import _vector_norm as vector_norm_array
+from .session import no_grad
 from .tensor import Tensor
 
 
@@ -29,23 +29,9 @@ def _gradients(parameters) -> list:
 
 
 def _vector_norm(array: np.ndarray, p: float) -> np.ndarray:
-    """torch.linalg.vector_norm of all of `array`, in its dtype."""
-    flat = np.ascontiguousarray(array).reshape(1, -1)
-    dt = flat.dtype
-    if p == 2.0 and flat.size:
-        return summation.norm2_rows(flat)[0]
-    size = np.abs(flat[0])
-    if p == math.inf:
-        return size.max() if size.size else dt.type(0)
-    if p == -math.inf:
-        return size.min() if size.size else dt.type(math.inf)
-    if p == 0.0:
-        return dt.type(np.count_nonzero(size))
-    if not size.size:
-        return dt.type(0)
-    if p == 1.0:
-        return np.add.accumulate(size)[-1]
-    return dt.type(np.add.accumulate(size ** dt.type(p))[-1] ** dt.type(1.0 / p))
+    """torch.linalg.vector_norm of all of `array`, in its dtype (the engine's own norm)."""
+    return np.asarray(vector_norm_array(np.ascontiguousarray(array), p, None, False),
+                      dtype=array.dtype)[()]
 
 
 def _total_norm(grads: list, p: float) -> np.ndarray:
@@ -81,10 +67,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     dt = total.dtype.type
     max_norm = float(max_norm)
     coefficient = dt(1) / (total + dt(1e-6)) * dt(max_norm)
-    coefficient = np.minimum(coefficient, dt(1.0))
-    for g in grads:
-        g.array = g.array * coefficient.astype(g.array.dtype)
-        g._bump_version()
+    coefficient = Tensor._wrap(np.minimum(coefficient, dt(1.0)))
+    with no_grad():  # (in place, as torch's g.mul_: an alias of a gradient sees the change)
+        for g in grads:
+            g.mul_(coefficient.to(g.dtype))
     return Tensor._wrap(total)
 
 
@@ -92,10 +78,9 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient into [-clip_value, clip_value], in place."""
     params = [parameters] if isinstance(parameters, Tensor) else parameters
     clip_value = float(clip_value)
-    for g in _gradients(params):
-        dt = g.array.dtype.type
-        g.array = np.minimum(np.maximum(g.array, dt(-clip_value)), dt(clip_value))
-        g._bump_version()
+    with no_grad():
+        for g in _gradients(params):
+            g.clamp_(-clip_value, clip_value)
 
 
 FUNCTIONS = {f.__name__: f for f in (clip_grad_norm_, clip_grad_value_)}
