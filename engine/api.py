@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import autograd as _autograd
 from . import (autograd_gradcheck, creation, data, devices, dtypes, functional_autograd,
-               init, lr_scheduler, nn_layers, ops_reduce, optim, random_creation)
+               init, lr_scheduler, nn_conv, nn_layers, ops_reduce, optim, random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
@@ -110,7 +110,8 @@ _NN_FUNCTIONS = _collect("nn_functions")
 functional = make_namespace("torch.nn.functional", _NN_FUNCTIONS)
 nn = make_namespace("torch.nn", {"functional": functional,
                                  "init": make_namespace("torch.nn.init", init.FUNCTIONS),
-                                 "Parameter": Parameter, **nn_layers.MODULES})
+                                 "Parameter": Parameter, **nn_layers.MODULES,
+                                 **nn_conv.MODULES})
 optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))
