@@ -14,6 +14,8 @@ A 1-d convolution runs as a 2-d one over a unit height.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -22,7 +24,7 @@ from .operands import type_word
 from .ops_reduce import mean
 from .ops_shape import squeeze_dim, unsqueeze
 from .registry import Check, Family, any_
-from .session import check_allocation
+from .session import check_allocation, current
 
 family = Family("Convolution and pooling")
 op, exposes, word = family.op, family.exposes, family.word
@@ -132,11 +134,11 @@ def _dg(F, gg, out, g, x, w, which, geo):
 
 
 def _dx(F, gg, out, g, x, w, which, geo):
-    return F.conv_backward(g, x, gg, "input", geo) if which == "weight" else None
+    return F.conv_backward(g, x, gg, "input", geo) if which == "weight" else F.zeros_like(x)
 
 
 def _dw(F, gg, out, g, x, w, which, geo):
-    return F.conv_backward(g, gg, w, "weight", geo) if which == "input" else None
+    return F.conv_backward(g, gg, w, "weight", geo) if which == "input" else F.zeros_like(w)
 
 
 def _conv_check(x, w, b):
@@ -196,6 +198,12 @@ def _expand_arg(value, n: int, name: str) -> tuple:
     return items
 
 
+_SAME_WARNING = (  # torch's own, from its C++ source (once a run)
+    "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+    "copy of the input be created (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)")
+
+
 def _padding_pairs(padding, kernel, dilation, stride, n: int) -> tuple:
     if isinstance(padding, str):
         if padding == "valid":
@@ -208,6 +216,10 @@ def _padding_pairs(padding, kernel, dilation, stride, n: int) -> tuple:
         for k, d in zip(kernel, dilation):
             total = d * (k - 1)
             pairs.append((total // 2, total - total // 2))
+        given = current().warned_once
+        if any(low != high for low, high in pairs) and _SAME_WARNING not in given:
+            given.add(_SAME_WARNING)
+            warnings.warn(_SAME_WARNING, UserWarning, stacklevel=4)
         return tuple(pairs)
     pads = _expand_arg(padding, n, "padding")
     if any(p < 0 for p in pads):
@@ -373,7 +385,7 @@ def _max_pool_gather(F, gg, indices):
 MAX_POOL_BACKWARD = op(
     "MaxPool2DWithIndicesBackwardBackward0",
     lambda F, gg, out, g, x, indices: _max_pool_gather(F, gg, indices),
-    lambda F, gg, out, g, x, indices: None,
+    lambda F, gg, out, g, x, indices: F.zeros_like(x),
     saves="i", explain="max pooling's gradient, as an op of its own",
     formulas=("∂/∂g = gg read at each window's maximum", "∂/∂x = 0"),
     check=Check(lambda x: max_pool2d(x, 2, 1), (any_(1, 2, 4, 4),)))
@@ -460,14 +472,18 @@ def _avg_backward_array(g, shape, kernel, stride, padding, divisors):
 
 def _avg_forward_array(x, kernel, stride, padding, out_hw, divisors):
     cols = _pool_windows(_batched(x), kernel, stride, padding, (1, 1), out_hw, 0)
-    out = cols.sum(axis=(4, 5)) / divisors.astype(x.dtype)
+    total = np.zeros(cols.shape[:4], dtype=x.dtype)
+    for kh in range(kernel[0]):  # added in window order, as torch's kernel adds
+        for kw in range(kernel[1]):
+            total += cols[..., kh, kw]
+    out = total / divisors.astype(x.dtype)
     return np.ascontiguousarray(out.reshape(x.shape[:-2] + tuple(out_hw)), dtype=x.dtype)
 
 
 AVG_POOL_BACKWARD = op(
     "AvgPool2DBackwardBackward0",
     lambda F, gg, out, g, x, pool: F.avg_pool(gg, pool),
-    lambda F, gg, out, g, x, pool: None,
+    lambda F, gg, out, g, x, pool: F.zeros_like(x),
     saves="i", explain="average pooling's gradient, as an op of its own",
     formulas=("∂/∂g = the average pooling of gg", "∂/∂x = 0"),
     check=Check(lambda x: avg_pool2d(x, 2, 1), (any_(1, 2, 4, 4),)))
