@@ -169,9 +169,9 @@ CONV = op(
     saves="i", reads=((1,), (0,), ()),
     explain="a convolution: each output is a window of the input times the kernel, summed, "
             "plus the channel's bias",
-    formulas=("∂/∂x: each window gets g·w added back where it read",
-              "∂/∂w: Σ over positions and batch of g times the window it saw",
-              "∂/∂b: Σ g over batch and positions"),
+    formulas=("∂/∂x = g convolved back with w (each window gets g·w where it read)",
+              "∂/∂w = Σ over batch and positions of g times the window of x it saw",
+              "∂/∂b = Σ g over batch and positions"),
     check=Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3))))
 
 
@@ -401,7 +401,7 @@ MAX_POOL = op("MaxPool2DWithIndicesBackward0",
               lambda F, g, out, x, indices: F.max_pool_backward(g, x, indices),
               saves="i", explain="max pooling: each window's largest element (the first of equal "
                                  "ones)",
-              formulas=("∂/∂x: g goes to each window's maximum, 0 elsewhere",),
+              formulas=("∂/∂x = g at each window's maximum, 0 elsewhere",),
               check=Check(lambda x: max_pool2d(x, (2, 3), (1, 2), padding=1),
                           (any_(2, 2, 5, 6),)))
 
@@ -499,7 +499,7 @@ def avg_pool_backward(g, x, pool):
 AVG_POOL = op("AvgPool2DBackward0",
               lambda F, g, out, x, pool: F.avg_pool_backward(g, x, pool),
               saves="i", explain="average pooling: each window's mean",
-              formulas=("∂/∂x: each window spreads g/(its size) over its elements",),
+              formulas=("∂/∂x = g/(window size) at every element of its window",),
               check=Check(lambda x: avg_pool2d(x, (2, 3), (1, 2), padding=1, ceil_mode=True),
                           (any_(2, 2, 5, 6),)))
 
