@@ -19,8 +19,8 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .graph import record
-from .operands import type_word
+from .graph import LEGACY_TYPE_NAMES, record
+from .operands import ArgumentTypeError, type_word
 from .ops_reduce import mean
 from .ops_shape import squeeze_dim, unsqueeze
 from .registry import Check, Family, any_
@@ -187,8 +187,7 @@ def _expand_arg(value, n: int, name: str) -> tuple:
     if isinstance(value, bool) or not isinstance(value, (int, tuple, list)) or \
             isinstance(value, (tuple, list)) and not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise TypeError(f"{name} must be an int or a tuple of {n} ints, not "
-                        f"{type(value).__name__}")
+        raise ArgumentTypeError(name, "tuple of ints", value)
     items = (value,) * n if isinstance(value, int) else tuple(value)
     if len(items) == 1:
         items = items * n
@@ -245,8 +244,15 @@ def _convolve(input, weight, bias, stride, padding, dilation, groups, n: int):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("non-positive dilation is not supported")
+    if w.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    for name, values in (("stride", stride), ("dilation", dilation)):
+        if len(set(values)) > 1 and w.ndim - 2 != n or n > 1 and w.ndim - 2 != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of "
+                               f"{w.ndim - 2} values to match the convolution dimensions, but "
+                               f"got {name}={list(values)}")
     if w.ndim != n + 2:
-        raise RuntimeError(f"Expected {n + 2}-dimensional input for {n + 2}-dimensional weight "
+        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
                            f"{_sizes(w.shape)}, but got {x.ndim + unbatched}-dimensional input "
                            f"of size {_sizes((1,) + x.shape if unbatched else x.shape)} instead")
     pairs = _padding_pairs(padding, w.shape[2:], dilation, stride, n)
@@ -271,13 +277,17 @@ def _convolve(input, weight, bias, stride, padding, dilation, groups, n: int):
             "Calculated padded input size per channel: (" + " x ".join(map(str, padded)) +
             "). Kernel size: (" + " x ".join(map(str, spans)) +
             "). Kernel size can't be greater than actual input size")
-    for other in (weight, bias):
-        if other is not None and other.array.dtype != x.dtype:
-            if x.dtype.kind != "f" or other.array.dtype.kind != "f" or other is weight:
-                raise RuntimeError(f"expected scalar type {type_word(x.dtype)} but found "
-                                   f"{type_word(other.array.dtype)}")
-            raise RuntimeError(f"Input type ({type_word(x.dtype)}) and bias type "
-                               f"({type_word(other.array.dtype)}) should be the same")
+    if w.dtype != x.dtype:
+        if x.dtype == np.float32:
+            raise RuntimeError(f"Input type ({LEGACY_TYPE_NAMES['float32']}) and weight type "
+                               f"({LEGACY_TYPE_NAMES.get(w.dtype.name, w.dtype.name)}) should be "
+                               "the same or input should be a MKLDNN tensor and weight is a "
+                               "dense tensor")
+        raise RuntimeError(f"expected scalar type {type_word(x.dtype)} but found "
+                           f"{type_word(w.dtype)}")
+    if bias is not None and bias.array.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({type_word(x.dtype).lower()}) and bias type "
+                           f"({type_word(bias.array.dtype).lower()}) should be the same")
     if x.dtype.kind != "f":
         raise RuntimeError(f'"slow_conv2d_cpu" not implemented for \'{type_word(x.dtype)}\'')
     out_shape = (shape[0], w.shape[0]) + tuple((p - s) // st + 1 for p, s, st in
@@ -406,7 +416,7 @@ MAX_POOL = op("MaxPool2DWithIndicesBackward0",
                           (any_(2, 2, 5, 6),)))
 
 
-@exposes(MAX_POOL, nn=("max_pool2d", "max_pool2d_with_indices"))
+@exposes(MAX_POOL, functions=("max_pool2d",), nn=("max_pool2d",))
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     name = "max_pool2d"
@@ -436,6 +446,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return out, type(input)._wrap(indices)
     return out
+
+
+@exposes(nn=("max_pool2d_with_indices",))
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 # === avg_pool2d ===================================================================================
