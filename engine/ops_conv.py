@@ -25,6 +25,7 @@ from .ops_reduce import mean
 from .ops_shape import squeeze_dim, unsqueeze
 from .registry import Check, Family, any_
 from .session import check_allocation, current
+from .unsupported import Unsupported
 
 family = Family("Convolution and pooling")
 op, exposes, word = family.op, family.exposes, family.word
@@ -568,6 +569,5 @@ def adaptive_avg_pool2d(input, output_size):
     size = tuple(x.shape[-2 + i] if s is None else s for i, s in enumerate(size))
     if size == (1, 1):
         return mean(input, (-1, -2), keepdim=True)
-    from .unsupported import Unsupported
     raise Unsupported(f"adaptive_avg_pool2d to an output size other than 1 ({size})")
 
