@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from . import autograd as _autograd
 from . import (autograd_gradcheck, creation, data, devices, dtypes, functional_autograd,
-               init, lr_scheduler, nn_embedding, nn_layers, nn_utils, ops_reduce, optim, random_creation)
+               init, lr_scheduler, nn_conv, nn_embedding, nn_layers, nn_utils, ops_reduce, optim,
+               random_creation)
 from .function import Function
 from .graph import AccumulateGrad, Node
 from .parameter import Parameter, TensorKind
@@ -112,7 +113,7 @@ nn = make_namespace("torch.nn", {"functional": functional,
                                  "init": make_namespace("torch.nn.init", init.FUNCTIONS),
                                  "utils": make_namespace("torch.nn.utils", nn_utils.FUNCTIONS),
                                  "Parameter": Parameter, **nn_layers.MODULES,
-                                 **nn_embedding.MODULES})
+                                 **nn_embedding.MODULES, **nn_conv.MODULES})
 optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))
