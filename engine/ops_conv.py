@@ -294,6 +294,9 @@ def _convolve(input, weight, bias, stride, padding, dilation, groups, n: int):
     out_shape = (shape[0], w.shape[0]) + tuple((p - s) // st + 1 for p, s, st in
                                                zip(padded, spans, stride))
     check_allocation(out_shape, x.dtype)
+    # the windows are gathered into one array per product (and again in backward)
+    check_allocation(out_shape[:1] + (shape[1] // groups,) + out_shape[2:] + tuple(w.shape[2:]),
+                     x.dtype)
     if n == 1:  # the array functions take 2-d geometry: a unit height
         stride, dilation, pairs = (1,) + stride, (1,) + dilation, ((0, 0),) + pairs
     geo = (stride, pairs, dilation, groups)
