@@ -227,6 +227,10 @@ def _edge_pad_backward_array(g, a, pad, reflect):
     return g
 
 
+def _dtype_of(g):
+    return g.array.dtype if _is_tensor(g) else np.asarray(g).dtype
+
+
 _EDGE_PADS = {}  # (reflect, number of padded dims) -> (forward entry, backward entry)
 
 
@@ -234,23 +238,22 @@ def _edge_entries(reflect: bool, n: int):
     kind = "Reflection" if reflect else "Replication"
     what = "reflected" if reflect else "repeated"
     shape = (2, 3, 4, 5)[-n - 1:]
-    pad = (1, 2, 2, 1, 1, 0)[:2 * n]
+    pads = (1, 2, 2, 1, 1, 0)[:2 * n]
     mode = "reflect" if reflect else "replicate"
     backward = op(f"{kind}Pad{n}DBackwardBackward0",
-                  lambda F, g, out, gg, a, pad: F.edge_pad(g, pad, reflect),
-                  lambda F, g, out, gg, a, pad: F.zeros(np.shape(a), g.dtype if hasattr(
-                      g, "dtype") else np.asarray(g).dtype),
+                  lambda F, g, out, gg, a, pad, shape: F.edge_pad(g, pad, reflect),
+                  lambda F, g, out, gg, a, pad, shape: F.zeros(shape, _dtype_of(g)),
                   explain=f"the gradient of a {mode} pad, as an op of its own: the border's "
                           "gradients added into the input's places; its own gradient pads again",
                   formulas=(f"g padded ({mode})", "0"),
-                  check=Check(lambda a: pad(a, pad, mode=mode) ** 2, (any_(*shape),)))
+                  check=Check(lambda a: pad(a, pads, mode=mode) ** 2, (any_(*shape),)))
     forward = op(f"{kind}Pad{n}DBackward0",
                  lambda F, g, out, a, pad: F.edge_pad_backward(g, a, pad, reflect),
                  saves="i",
                  explain=f"a {mode} pad copies a's border elements outward ({what}): each "
                          "element gets g from every place it was copied to",
                  formulas=("g of the copies, added up",),
-                 check=Check(lambda a: pad(a, pad, mode=mode), (any_(*shape),)))
+                 check=Check(lambda a: pad(a, pads, mode=mode), (any_(*shape),)))
     _EDGE_PADS[reflect, n] = (forward, backward)
 
 
@@ -270,7 +273,7 @@ def edge_pad(a, pad, reflect):
 def edge_pad_backward(g, a, pad, reflect):
     entry = _EDGE_PADS[reflect, len(pad) // 2][1]
     out = _edge_pad_backward_array(g.array, a.array, pad, reflect)
-    return record(entry, out, (g, a), {"pad": tuple(pad)})
+    return record(entry, out, (g, a), {"pad": tuple(pad), "shape": a.array.shape})
 
 
 _PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
