@@ -53,28 +53,32 @@ ROLL = op("RollBackward0",
           check=Check(lambda a: a.roll((1, -2), (0, 1)) * a, (any_(3, 4),)))
 
 
-def _shift_tuple(shifts) -> tuple:
-    if _ints(shifts):
-        return (int(shifts),)
-    if isinstance(shifts, (list, tuple)):
-        for i, s in enumerate(shifts):
-            if not _ints(s):
-                raise TypeError("roll(): argument 'shifts' (position 2) must be tuple of ints, "
-                                f"but found element of type {_type_name(s)} at pos {i}")
-        return tuple(int(s) for s in shifts)
-    raise TypeError("roll(): argument 'shifts' (position 2) must be tuple of ints, not "
-                    f"{_type_name(shifts)}")
+def _int_tuple(function, param, position, value) -> tuple:
+    """An int or a sequence of ints, refused as torch's parser words it: by the first
+    element's type, or by a later element's 'failed to unpack'."""
+    if _ints(value):
+        return (int(value),)
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{function}(): argument '{param}' (position {position}) must be tuple "
+                        f"of ints, not {_type_name(value)}")
+    for i, item in enumerate(value):
+        if _ints(item):
+            continue
+        if i == 0:
+            raise TypeError(f"{function}(): argument '{param}' (position {position}) must be "
+                            f"tuple of ints, but found element of type {_type_name(item)} at "
+                            "pos 0")
+        raise TypeError(f"{function}(): argument '{param}' failed to unpack the object at pos "
+                        f"{i + 1} with error \"type must be tuple of ints,but got "
+                        f"{_type_name(item)}\"")
+    return tuple(int(item) for item in value)
 
 
 @word("roll", _roll_array)
 @exposes(ROLL, functions=("roll",), methods=("roll",))
 def roll(a, shifts, dims=None):
-    shifts = _shift_tuple(shifts)
-    chosen = () if dims is None else (dims if isinstance(dims, (list, tuple)) else (dims,))
-    for i, d in enumerate(chosen):
-        if not _ints(d):
-            raise TypeError("roll(): argument 'dims' (position 3) must be tuple of ints, but "
-                            f"found element of type {_type_name(d)} at pos {i}")
+    shifts = _int_tuple("roll", "shifts", 2, shifts)
+    chosen = () if dims is None else _int_tuple("roll", "dims", 3, dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if (chosen or len(shifts) != 1) and len(shifts) != len(chosen):
@@ -163,11 +167,11 @@ def _check_crop(shape, pad):
             ([(0, None)] if after < 0 else [])
         for start, length in narrows:
             length = size + after if length is None else length
+            if length < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
             if not -size <= start <= size:
                 raise IndexError(f"start out of range (expected to be in range of [{-size}, "
                                  f"{size}], but got {start})")
-            if length < 0:
-                raise RuntimeError("narrow(): length must be non-negative.")
             if start + length > size:
                 raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                                    f"({size}).")
@@ -282,17 +286,6 @@ _PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
                      "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
-def _pad_tuple(pad) -> tuple:
-    if not isinstance(pad, (list, tuple)):
-        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not "
-                        f"{_type_name(pad)}")
-    for i, p in enumerate(pad):
-        if not _ints(p):
-            raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but "
-                            f"found element of type {_type_name(p)} at pos {i}")
-    return tuple(int(p) for p in pad)
-
-
 def _check_edge_pad(x, pad, reflect):
     n = len(pad) // 2
     ndim = x.ndim
@@ -323,7 +316,9 @@ def pad(input, pad, mode="constant", value=None):
     if not _is_tensor(input):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not "
                         f"{_type_name(input)}")
-    pad = _pad_tuple(pad)
+    if _ints(pad):
+        raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, not int")
+    pad = _int_tuple("pad", "pad", 2, pad)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     x = input.array
@@ -397,7 +392,7 @@ def masked_select(a, mask):
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x = a.array
-    check_broadcast(x.shape, m.shape, x.dtype)
+    check_broadcast(m.shape, x.shape, x.dtype)  # (torch names the mask tensor a)
     shape = np.broadcast_shapes(x.shape, m.shape)
     out = np.ascontiguousarray(_masked_select_array(x, m))
     return record(MASKED_SELECT, out, (a,), {"mask": np.array(m, copy=True), "shape": shape})
@@ -455,7 +450,7 @@ def unique_consecutive(a, return_inverse=False, return_counts=False, dim=None):
 
 # === diff ========================================================================================
 
-COPY = op("CopyBackwards", lambda F, g, out, a: g,
+COPY = op("CopyBackwards", None, lambda F, g, out, zeros, a: g, engine_node=True,
           explain="diff with n=0 copies a into a new tensor: g passes through",
           formulas=("g",),
           check=Check(lambda a: diff(a, 0) * a, (any_(3),)))
@@ -486,7 +481,7 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
                     f"input except along the differencing dimension; input.size({i}) = "
                     f"{x.shape[i]}, but got tensor.size({i}) = {extra.array.shape[i]}")
     if n == 0:  # torch: zeros_like(a).copy_(a)
-        return record(COPY, np.array(x, copy=True), (a,))
+        return record(COPY, np.array(x, copy=True), (type(a)._wrap(np.zeros_like(x)), a))
     if prepend is not None or append is not None:
         a = cat([t for t in (prepend, a, append) if t is not None], d)
     size = a.array.shape[d]
