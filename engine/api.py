@@ -56,7 +56,7 @@ def _function(name: str, forward):
 
 
 _TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum",
-                               "remainder", "is_tensor", "hstack", "vstack"})
+                               "remainder", "is_tensor", "hstack", "vstack", "meshgrid"})
 
 
 def _collect(attribute: str) -> dict:

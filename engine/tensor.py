@@ -17,7 +17,7 @@ from . import (hooks, ops_activation, ops_arith, ops_cumulative, ops_division, o
                ops_index, ops_inplace, ops_linalg, ops_losses, ops_math, ops_nn, ops_random,
                ops_reduce, ops_shape)
 from . import ops_logical, ops_new, ops_pieces, ops_stats  # (after the families their rules build on)
-from . import ops_conv, ops_embedding
+from . import ops_arrange, ops_conv, ops_embedding  # (built on pieces, logic and shapes)
 from .operands import check_sizes, data_as, infer_array, sum_to, type_word
 from .session import check_allocation
 from .printing import format_size, format_spec, format_tensor
@@ -25,8 +25,8 @@ from .registry import FAMILIES, Rules
 
 FAMILY_MODULES = (ops_arith, ops_division, ops_math, ops_reduce, ops_cumulative, ops_shape,
                   ops_index, ops_linalg, ops_einsum, ops_activation, ops_nn, ops_losses,
-                  ops_inplace, ops_random, ops_stats, ops_logical, ops_pieces, ops_new, ops_conv,
-                  ops_embedding, hooks)
+                  ops_inplace, ops_random, ops_stats, ops_logical, ops_pieces, ops_new, ops_arrange,
+                  ops_conv, ops_embedding, hooks)
 
 
 _INT64 = 1 << 63

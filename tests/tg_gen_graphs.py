@@ -39,7 +39,7 @@ EXACT_TOKENS = {"+", "-", "*", "neg", "abs", "relu", "square", "clamp",
                 *(t for t in FOCUS_OPS if t.startswith(("sum", "mean", "max", "min", "prod"))), "maximum", "minimum", "where", "matmul", "mm", "mv", "dot",
                 "outer", "matmul3d", "reshape", "view", "flatten", "unsqueeze", "squeeze", "t",
                 "T", "transpose", "permute", "expand", "cat",
-                "stack", *(t for t in FOCUS_OPS if t.startswith("index:"))}
+                "stack", "roll", "pad", *(t for t in FOCUS_OPS if t.startswith("index:"))}
 POSITIVE_TOKENS = {"log", "sqrt", "**"}
 SOFTMAX_TOKENS = {"log_softmax", "ce"}  # the ops of R2_log_softmax_second_derivative  # defined (and differentiable) only above zero
 

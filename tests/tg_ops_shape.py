@@ -103,7 +103,9 @@ class ShapeOps:
             return None
         n, x = a.name, a.value
         op = self.choose(["reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "T",
-                            "transpose", "permute", "expand", "cat", "stack"])
+                            "transpose", "permute", "expand", "cat", "stack", "roll", "pad"])
+        if op in ("roll", "pad"):
+            return self._arrange(op, a)
         if op in ("reshape", "view", "flatten") and not a.contig and "B32_reshape_alias" in KNOWN_BUGS:
             return None
         if op in ("reshape", "view"):
@@ -181,6 +183,53 @@ class ShapeOps:
         dim = self.r.choice([f", dim={d}", f", {d}", ""] if d == 0 else [f", dim={d}", f", {d}"])
         parts = self.r.choice(["[{}, {}]", "({}, {})"]).format(n, b.name)
         return self.accept(f"torch.{op}({parts}{dim})", fn([x, b.value], axis=d), [a, b])
+
+    def _arrange(self, op, a) -> Var | None:
+        """roll (flattened or along dims) and a constant F.pad (a negative pad crops)."""
+        n, x = a.name, a.value
+        if op == "roll":
+            shift = self.r.randint(-4, 4)
+            if a.ndim == 0 or self.chance(3):
+                text = self.r.choice([f"{n}.roll({shift})", f"torch.roll({n}, {shift})"])
+                return self.accept(text, np.roll(x, shift), [a], contig=True)
+            d = self.r.randint(-a.ndim, a.ndim - 1)
+            text = self.r.choice([f"torch.roll({n}, {shift}, {d})",
+                                  f"{n}.roll(({shift},), dims=({d},))",
+                                  f"torch.roll({n}, shifts={shift}, dims={d})"])
+            return self.accept(text, np.roll(x, shift, d), [a], contig=True)
+        if a.ndim == 0:
+            return None
+        pads = []
+        value = x
+        for k in range(self.r.randint(1, min(a.ndim, 2))):
+            d = a.ndim - 1 - k
+            before, after = self.r.randint(-1, 2), self.r.randint(0, 2)
+            if before < 0 and x.shape[d] < 2:
+                before = 0
+            pads += [before, after]
+            value = np.take(value, range(-before if before < 0 else 0, value.shape[d]), axis=d)
+            widths = [(0, 0)] * a.ndim
+            widths[d] = (max(before, 0), after)
+            value = np.pad(value, widths, constant_values=0.0)
+        fill = self.r.choice([0, 0, 0.5, -1.0])
+        if fill:
+            value = np.where(self._pad_mask(x.shape, pads), value, fill)
+        text = f"torch.nn.functional.pad({n}, {_tup(pads)}" + \
+            (f", value={fill})" if fill else ")")
+        return self.accept(text, value, [a], contig=True)
+
+    @staticmethod
+    def _pad_mask(shape, pads):
+        """Where a constant pad's result holds the input's elements (not the fill)."""
+        mask = np.ones(shape, bool)
+        for k in range(len(pads) // 2):
+            d = len(shape) - 1 - k
+            before, after = pads[2 * k], pads[2 * k + 1]
+            mask = np.take(mask, range(-before if before < 0 else 0, mask.shape[d]), axis=d)
+            widths = [(0, 0)] * len(shape)
+            widths[d] = (max(before, 0), after)
+            mask = np.pad(mask, widths, constant_values=False)
+        return mask
 
     def op_index(self) -> Var | None:
         a = self.pick(lambda v: v.ndim >= 1)
