@@ -190,12 +190,19 @@ CONSTANT_PAD = op("ConstantPadNdBackward0",
                   check=Check(lambda a: pad(a, (1, 2, -1, 1), value=0.5) ** 2, (any_(3, 4),)))
 
 
+def _padded_shape(shape, pad) -> tuple:
+    sizes = list(shape)
+    for k in range(len(pad) // 2):
+        sizes[len(shape) - 1 - k] += pad[2 * k] + pad[2 * k + 1]
+    return tuple(sizes)
+
+
 @word("constant_pad", _constant_pad_array)
 def constant_pad(a, pad, value):
     x = a.array
     _check_crop(x.shape, pad)
+    check_allocation(_padded_shape(x.shape, pad), x.dtype)
     out = _constant_pad_array(x, pad, value)
-    check_allocation(out.shape, out.dtype)
     return record(CONSTANT_PAD, out, (a,), {"pad": tuple(pad)})
 
 
@@ -336,6 +343,7 @@ def pad(input, pad, mode="constant", value=None):
         raise Unsupported("F.pad(mode='circular')")
     reflect = mode == "reflect"
     _check_edge_pad(x, pad, reflect)
+    check_allocation(_padded_shape(x.shape, pad), x.dtype)
     return edge_pad(input, pad, reflect)
 
 
@@ -407,10 +415,11 @@ def _no_derivative(aten):
 
 
 UNIQUE = op("Unique2Backward0", _no_derivative("_unique2"), differentiable=False,
+            formulas=("none: a backward through it fails",),
             explain="unique has no derivative in torch: a backward that reaches it fails",
             check=Check(lambda a: a.unique(), (any_(5),)))
 UNIQUE_CONSECUTIVE = op("UniqueConsecutiveBackward0", _no_derivative("unique_consecutive"),
-                        differentiable=False,
+                        differentiable=False, formulas=("none: a backward through it fails",),
                         explain="unique_consecutive has no derivative in torch: a backward that "
                                 "reaches it fails",
                         check=Check(lambda a: a.unique_consecutive(), (any_(5),)))
