@@ -18,6 +18,7 @@ from .graph import record
 from .operands import check_broadcast, check_sizes, dims
 from .ops_logical import logical_xor
 from .ops_arith import sub
+from .ops_inplace import COPY_INTO  # (diff with n=0 is zeros_like(a).copy_(a), as in torch)
 from .ops_pieces import narrow
 from .ops_shape import cat, expand, view
 from .registry import Check, Family, any_
@@ -459,12 +460,6 @@ def unique_consecutive(a, return_inverse=False, return_counts=False, dim=None):
 
 # === diff ========================================================================================
 
-COPY = op("CopyBackwards", None, lambda F, g, out, zeros, a: g, engine_node=True,
-          explain="diff with n=0 copies a into a new tensor: g passes through",
-          formulas=("g",),
-          check=Check(lambda a: diff(a, 0) * a, (any_(3),)))
-
-
 @exposes(functions=("diff",), methods=("diff",))
 def diff(a, n=1, dim=-1, prepend=None, append=None):
     if not _ints(n):
@@ -490,7 +485,7 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
                     f"input except along the differencing dimension; input.size({i}) = "
                     f"{x.shape[i]}, but got tensor.size({i}) = {extra.array.shape[i]}")
     if n == 0:  # torch: zeros_like(a).copy_(a)
-        return record(COPY, np.array(x, copy=True), (type(a)._wrap(np.zeros_like(x)), a))
+        return record(COPY_INTO, np.array(x, copy=True), (type(a)._wrap(np.zeros_like(x)), a))
     if prepend is not None or append is not None:
         a = cat([t for t in (prepend, a, append) if t is not None], d)
     size = a.array.shape[d]
