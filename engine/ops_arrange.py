@@ -10,7 +10,6 @@ create_graph=True prints torch's graph. meshgrid and diff are made of other ops,
 from __future__ import annotations
 
 import builtins
-import warnings
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from .ops_inplace import COPY_INTO  # (diff with n=0 is zeros_like(a).copy_(a), 
 from .ops_pieces import narrow
 from .ops_shape import cat, expand, view
 from .registry import Check, Family, any_
-from .session import check_allocation
+from .session import check_allocation, warn_once
 from .unsupported import Unsupported
 
 family = Family("Rolls, grids, padding and uniques")
@@ -113,7 +112,7 @@ def meshgrid(*tensors, indexing=None):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{_type_name(t)}")
     if indexing is None:
-        warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+        warn_once(_MESHGRID_WARNING, stacklevel=2)
         indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")

@@ -14,7 +14,6 @@ A 1-d convolution runs as a 2-d one over a unit height.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -24,7 +23,7 @@ from .operands import ArgumentTypeError, type_word
 from .ops_reduce import mean
 from .ops_shape import squeeze_dim, unsqueeze
 from .registry import Check, Family, any_
-from .session import check_allocation, current
+from .session import check_allocation, warn_once
 from .unsupported import Unsupported
 
 family = Family("Convolution and pooling")
@@ -216,10 +215,8 @@ def _padding_pairs(padding, kernel, dilation, stride, n: int) -> tuple:
         for k, d in zip(kernel, dilation):
             total = d * (k - 1)
             pairs.append((total // 2, total - total // 2))
-        given = current().warned_once
-        if any(low != high for low, high in pairs) and _SAME_WARNING not in given:
-            given.add(_SAME_WARNING)
-            warnings.warn(_SAME_WARNING, UserWarning, stacklevel=4)
+        if any(low != high for low, high in pairs):
+            warn_once(_SAME_WARNING, stacklevel=4)
         return tuple(pairs)
     pads = _expand_arg(padding, n, "padding")
     if any(p < 0 for p in pads):

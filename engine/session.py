@@ -122,6 +122,17 @@ _current: contextvars.ContextVar[Session] = contextvars.ContextVar("autodiff_ses
 current = _current.get  # the running program's session (a C call: ops read it on every call)
 
 
+def warn_once(message: str, stacklevel: int) -> None:
+    """A warning torch gives once a process (TORCH_WARN_ONCE): once a run here, from whichever
+    line reaches it first (Python's own filter would repeat it for each line)."""
+    given = current().warned_once
+    if message not in given:
+        given.add(message)
+        import warnings  # noqa: PLC0415 - the rare path only
+
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
 def check_allocation(shape, dtype) -> None:
     """Refuse a tensor larger than the session's limit, naming its shape and size."""
     limit = current().max_bytes

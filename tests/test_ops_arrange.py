@@ -190,3 +190,14 @@ def test_meshgrid_warns_without_indexing():
                out=io.StringIO(), err=err)
     assert "UserWarning: torch.meshgrid: in an upcoming release, it will be required to pass " \
            "the indexing argument." in err.getvalue()
+
+
+def test_meshgrids_warning_is_given_once_a_run_as_torchs_once_a_process():
+    source = ("import torch\n"
+              "a = torch.meshgrid(torch.arange(2), torch.arange(3))\n"
+              "b = torch.meshgrid(torch.arange(2), torch.arange(3))\n")
+    for _ in range(2):  # (and again in the next run)
+        err = io.StringIO()
+        result = run_source(source, "grid.tg", out=io.StringIO(), err=err)
+        assert result.error is None
+        assert err.getvalue().count("in an upcoming release, it will be required") == 1
