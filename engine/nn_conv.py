@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 
 from . import init
-from .nn_layers import _uninitialised
+from .nn_layers import weight_and_bias
 from .nn_module import Module
 from .ops_conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
-from .parameter import announce, make_parameter
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -62,15 +61,7 @@ class _ConvNd(Module):
         self.groups = groups
         self.padding_mode = padding_mode
         shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = make_parameter(_uninitialised(shape, dtype))
-        if bias:
-            self.bias = make_parameter(_uninitialised((out_channels,), dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-        for param in (self.weight, self.bias):
-            if param is not None:
-                announce(param)
+        weight_and_bias(self, shape, bias, dtype)
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))

@@ -40,15 +40,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = make_parameter(_uninitialised((out_features, in_features), dtype))
-        if bias:
-            self.bias = make_parameter(_uninitialised((out_features,), dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-        for param in (self.weight, self.bias):
-            if param is not None:
-                announce(param)  # initialised: now a leaf like any other
+        weight_and_bias(self, (out_features, in_features), bias, dtype)
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -101,6 +93,20 @@ class LazyLinear(Linear):
         return linear(input, self.weight, self.bias)
 
     __call__ = forward
+
+
+def weight_and_bias(layer, shape: tuple, bias: bool, dtype) -> None:
+    """A layer's `weight` of `shape` and (with `bias`) its `bias`, one per output (shape[0]),
+    drawn by the layer's reset_parameters, in torch's order, then announced as leaves."""
+    layer.weight = make_parameter(_uninitialised(shape, dtype))
+    if bias:
+        layer.bias = make_parameter(_uninitialised(shape[:1], dtype))
+    else:
+        layer.register_parameter("bias", None)
+    layer.reset_parameters()
+    for param in (layer.weight, layer.bias):
+        if param is not None:
+            announce(param)  # initialised: now a leaf like any other
 
 
 def _uninitialised(shape: tuple, dtype) -> Tensor:

@@ -417,16 +417,23 @@ MAX_POOL = op("MaxPool2DWithIndicesBackward0",
                           (any_(2, 2, 5, 6),)))
 
 
-@exposes(MAX_POOL, functions=("max_pool2d",), nn=("max_pool2d",))
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    name = "max_pool2d"
+def _window_args(name, kernel_size, stride, padding):
+    """A pooling's kernel, stride (the kernel when omitted) and padding as pairs, with torch's
+    words for a bad one."""
     kernel = _pool_arg(kernel_size, name, "kernel_size must either be a single int, or a tuple "
                                           "of two ints")
     stride = _pool_arg(stride, name, "stride must either be omitted, a single int, or a tuple "
                                      "of two ints", kernel)
     padding = _pool_arg(padding, name, "padding must either be a single int, or a tuple of two "
                                        "ints")
+    return kernel, stride, padding
+
+
+@exposes(MAX_POOL, functions=("max_pool2d",), nn=("max_pool2d",))
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    name = "max_pool2d"
+    kernel, stride, padding = _window_args(name, kernel_size, stride, padding)
     dilation = _pool_arg(dilation, name, "dilation must be either a single int, or a tuple of "
                                          "two ints")
     x = input.array
@@ -534,12 +541,7 @@ word("avg_pool", lambda a, pool: _avg_forward_array(a, *pool[:4], pool[4]))(_avg
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     name = "avg_pool2d"
-    kernel = _pool_arg(kernel_size, name, "kernel_size must either be a single int, or a tuple "
-                                          "of two ints")
-    stride = _pool_arg(stride, name, "stride must either be omitted, a single int, or a tuple "
-                                     "of two ints", kernel)
-    padding = _pool_arg(padding, name, "padding must either be a single int, or a tuple of two "
-                                       "ints")
+    kernel, stride, padding = _window_args(name, kernel_size, stride, padding)
     x = input.array
     if x.ndim < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of "
