@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from . import inference
 from .classes import TorchClass
 from .graph import (SECOND_BACKWARD, MultiNode, check_saved_version, edge_to, released,
                     version_of)
@@ -117,6 +118,8 @@ class Function(metaclass=TorchClass):
 
 def _connect(cls, ctx, args, result):
     """Give the tensor outputs one node whose rule is the program's backward."""
+    if ctx._saved and inference.TENSORS:  # (what ctx saved is saved for backward, as an op's)
+        inference.check_saved(ctx._saved, range(len(ctx._saved)))
     tensors = [a for a in args if type(a) is Tensor]
     edges = tuple(edge_to(t) if t.requires_grad else _NO_EDGE for t in tensors)
     meta = tuple((t.array.shape, t.array.dtype) for t in tensors)

@@ -73,6 +73,13 @@ PROGRAMS = [
     + "with torch.inference_mode():\n    print(layer(x.view(1, 2)).is_inference())\n",
     # x.data = an inference tensor makes x one (torch swaps the tensor under the name)
     "y = torch.ones(2)\ny.data = a\nprint(y.is_inference())\ny.data = n\nprint(y.is_inference())\n",
+    # what a program's own autograd.Function saves is saved for backward too
+    "class Scale(torch.autograd.Function):\n"
+    "    @staticmethod\n    def forward(ctx, t, w):\n        ctx.save_for_backward(w)\n"
+    "        return t * 2\n"
+    "    @staticmethod\n    def backward(ctx, g):\n        (w,) = ctx.saved_tensors\n"
+    "        return g * w, None\n"
+    + attempt("Scale.apply(x, a)") + attempt("Scale.apply(n, a)") + attempt("Scale.apply(x, n)"),
     # a decorated function runs in the mode
     "@torch.inference_mode()\ndef predict(t):\n    return t * 3\n"
     "p = predict(x)\nprint(p.is_inference(), p.requires_grad)\n" + attempt("x * p"),
