@@ -39,8 +39,8 @@ __all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT",
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 REFERENCES = ("autodiff", "torch")
 TORCH_WARNING = N_("autodiff: warning: --reference torch runs each program as real Python with "
-                   "PyTorch, outside autodiff's sandbox; a program that is not valid .tg is "
-                   "refused first, but use it only on programs you trust")
+                   "PyTorch: only a program whose every name is of the .tg language runs, "
+                   "behind the walls docs/security.md describes")
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
@@ -317,16 +317,20 @@ class UpdateResult:
     error: str = ""  # the reference could not run the program
 
 
-def expected_from_autodiff(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> Expected:
-    return run_program(program, timeout)[0]
+def expected_from_autodiff(program: Path, timeout: float | None = DEFAULT_TIMEOUT,
+                           max_memory: int | None = None, misspellings: str = "refuse") -> Expected:
+    return run_program(program, timeout)[0]  # (the guard's child holds the memory limit)
 
 
-def expected_from_torch(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> Expected:
-    """The program's output under real PyTorch (interpreter.reference, a child process)."""
+def expected_from_torch(program: Path, timeout: float | None = DEFAULT_TIMEOUT,
+                        max_memory: int | None = None, misspellings: str = "refuse") -> Expected:
+    """The program's output under real PyTorch (interpreter.reference, a child process of
+    its own, which holds `max_memory` itself; `misspellings` as there)."""
     from autodiff.interpreter.reference import run_with_torch
 
     result = run_with_torch(program.read_text(encoding="utf-8"), filename=str(program),
-                            timeout=timeout or 60.0)
+                            timeout=timeout or 60.0, max_memory=max_memory,
+                            misspellings=misspellings)
     failed = result.exit_code != 0
     return Expected(result.stdout, (result.error or f"exit code {result.exit_code}")
                     if failed else None)
@@ -359,12 +363,13 @@ def sync_expected(program: Path, expected: Expected, *,
     return changes
 
 
-def _update_one(program: Path, reference: str, timeout: float | None, check: bool) -> UpdateResult:
+def _update_one(program: Path, reference: str, timeout: float | None, check: bool,
+                max_memory: int | None = None, misspellings: str = "refuse") -> UpdateResult:
     from autodiff.interpreter.reference import ReferenceRefused
 
     make = expected_from_torch if reference == "torch" else expected_from_autodiff
     try:
-        expected = make(program, timeout)
+        expected = make(program, timeout, max_memory, misspellings)
     except ReferenceRefused as exc:  # its text is the diagnostic, with the caret line
         return UpdateResult(str(program), [], f"refused, not run under PyTorch:\n{exc}")
     except Exception as exc:  # ReferenceRunError, ReferenceTimeout, an unreadable file
@@ -382,19 +387,23 @@ REFERENCE_SLACK = 30.0  # seconds a torch run may take beyond the program's own 
 def update_expected(programs: Sequence[Path], *, reference: str = "torch",
                     jobs: int | None = None, timeout: float | None = DEFAULT_TIMEOUT,
                     check: bool = False, err: TextIO | None = None,
-                    no_color: bool = False) -> list[UpdateResult]:
-    """Write (or, with check, compare) each program's expected files from `reference`."""
+                    no_color: bool = False, max_memory: int | str | None = None,
+                    misspellings: str = "refuse") -> list[UpdateResult]:
+    """Write (or, with check, compare) each program's expected files from `reference`
+    (`misspellings="fail"`: for the project's own samples, see reference_outcomes)."""
     if reference not in REFERENCES:
         raise UsageError(f"--reference must be one of {', '.join(REFERENCES)}, not {reference!r}")
     if reference == "torch":
         (err or sys.stderr).write(_(TORCH_WARNING) + "\n")
     jobs = jobs or os.cpu_count() or 1
-    task = partial(_update_one, reference=reference, timeout=timeout, check=check)
+    run_limits = RunLimits(max_memory, timeout or DEFAULT_TIMEOUT)
+    task = partial(_update_one, reference=reference, timeout=timeout, check=check,
+                   max_memory=run_limits.max_bytes(), misspellings=misspellings)
     label = f"running under {reference}"
     seconds = timeout or DEFAULT_TIMEOUT
-    # torch runs in a process of its own, with its own timeout and no memory cap of ours
+    # torch runs in a process of its own, with its own timeout and memory cap
     limits = ProcessLimits(seconds + REFERENCE_SLACK, None) if reference == "torch" else \
-        process_limits(RunLimits(None, seconds))
+        process_limits(run_limits)
     with _Progress(err or sys.stderr, len(programs), label, no_color) as advance:
         return _pool_map(task, programs, jobs, advance,
                          lambda program, why: UpdateResult(str(program), [], why), limits,
@@ -516,7 +525,7 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
             if not torch_available():
                 raise ToolError(_("--reference torch needs PyTorch: pip install torch"))
         results = update_expected(programs, reference=source, jobs=jobs, timeout=timeout,
-                                  err=err, no_color=no_color)
+                                  err=err, no_color=no_color, max_memory=max_memory)
         for r in results:
             for path, state in r.changes:
                 out.write(f"{state} {path}\n")

@@ -224,11 +224,11 @@ def test(
         "--update", help=N_("Write NAME.out/NAME.err from autodiff's own output instead."))] = False,
     reference: Annotated[Optional[str], typer.Option(
         "--reference", metavar="torch", help=N_("Write NAME.out/NAME.err by running each program "
-                                            "under this reference (torch: real PyTorch). This "
-                                            "runs the program as real Python, outside "
-                                            "autodiff's sandbox: a program that is not valid "
-                                            ".tg is refused, but use it only on programs you "
-                                            "trust."))] = None,
+                                            "under this reference (torch: real PyTorch). The "
+                                            "program runs as real Python: it is refused unless "
+                                            "every name it uses is of the .tg language, and "
+                                            "runs behind the walls docs/security.md "
+                                            "describes."))] = None,
     junit_xml: Annotated[Optional[str], typer.Option(
         "--junit-xml", metavar="FILE", help=N_("Also write a JUnit XML report for CI."))] = None,
     json: Annotated[bool, typer.Option("--json", help=N_("One JSON summary (schema "

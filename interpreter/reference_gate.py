@@ -1,22 +1,15 @@
-"""What a program must pass before the torch reference runs it as real Python.
+"""What the torch reference checks in autodiff's own process, and what it tells the child.
 
-`autodiff test --reference torch` (and tests/make_goldens.py) run the program text under
-CPython with PyTorch, outside autodiff's sandbox: that is the option's purpose. So a
-program is refused unless it is valid .tg, in three layers:
-
-1. here, before any Python process sees it: autodiff's parser and compiler must accept it
-   (an `import os` is refused at compile time) and no identifier may start with `_`;
-2. in the child, before anything runs: the same text as *CPython* parses it (our parser and
-   Python's can disagree: Python ends a line at a lone carriage return and folds `ｅｘｅｃ`
-   into `exec`) may use only .tg constructs, only the modules and builtins of the language,
-   no `_` names, no attribute that real PyTorch or Python has outside the language's
-   attribute list (a misspelt one, which nothing has, is left to fail as in autodiff), and
-   `str.format` only on a literal template without `{0.attr}` or `{0[key]}` fields;
-3. the program then runs with only the language's builtins (and `__import__`, which
-   no program can name), so a name the checks miss still cannot reach `exec` or `open`.
-
-This keeps out what the language keeps out; it is not a sandbox for hostile code (see
-docs/security.md).
+`autodiff test --reference torch` (and tests/make_goldens.py) run the program text as real
+Python with PyTorch: that is the option's purpose, and teachers run it on files they did not
+write. Here, before any process starts, autodiff's own parser and compiler must accept the
+text (an `import os` is refused at compile time) and no identifier may start with `_`.
+`language_surface()` is the allow-list the child (torch_child.py) enforces on CPython's own
+reading of the text and on every attribute access while it runs: the language's builtins,
+modules and, per module, the names autodiff has there; the attribute names any of its
+objects answers; the names a program may set. All of it is read from the tables the sandbox
+itself uses (`_tg_public` of each class and namespace, sandbox.BUILTIN_PUBLIC, ...), so the
+two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -24,14 +17,14 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+from autodiff.engine.program_classes import PROTOCOL_METHODS
 from autodiff.parser import TgError, parse
 from autodiff.parser import ast as tg_ast
-
-from autodiff.engine.program_classes import PROTOCOL_METHODS
 
 from .sandbox import READABLE_DUNDERS, private
 
 REFUSED = "refused"  # the error class of a refusal's diagnostic
+STOPPED = "stopped"  # ... and of a program stopped while it ran under torch
 
 
 @lru_cache(maxsize=1)
@@ -47,24 +40,101 @@ def language_surface() -> dict[str, list[str]]:
     readable: set[str] = set().union(*BUILTIN_PUBLIC.values(), _EXCEPTION_PUBLIC,
                                      _NUMPY_SCALAR_PUBLIC, READABLE_DUNDERS)
     writable: set[str] = set()
-    stack, seen = [object], set()
-    while stack:  # every autodiff class that lists its public names
+    classes = _engine_classes()
+    for kind in classes:
+        own = vars(kind)
+        readable |= own.get("_tg_public", frozenset())
+        names = own.get("_tg_writable", frozenset())
+        if isinstance(names, frozenset):  # (a function decides per instance)
+            writable |= names
+    runtime = Runtime()
+    builtins = set(make_builtins(runtime)) - set(UNSUPPORTED_BUILTINS)
+    return {"builtins": sorted(builtins), "modules": sorted(MODULES),
+            "module_names": _module_names(runtime), "type_names": _type_names(classes),
+            "bases": sorted(_torch_path(kind) for kind in classes if "tg_subclass" in vars(kind)),
+            "readable": sorted(readable), "writable": sorted(writable),
+            "readable_dunders": sorted(READABLE_DUNDERS),
+            "protocol_methods": sorted(PROTOCOL_METHODS)}
+
+
+def _engine_classes() -> list[type]:
+    """Every class of the engine and the interpreter (some classes elsewhere make
+    `__module__` a descriptor: only a string one counts)."""
+    found, stack, seen = [], [object], set()
+    while stack:
         for kind in type.__subclasses__(stack.pop()):
             if kind in seen:
                 continue
             seen.add(kind)
             stack.append(kind)
-            own = vars(kind)  # some classes elsewhere make __module__ a descriptor
-            if isinstance(own.get("__module__"), str) and own["__module__"].startswith("autodiff."):
-                readable |= own.get("_tg_public", frozenset())
-                names = own.get("_tg_writable", frozenset())
-                if isinstance(names, frozenset):  # (a function decides per instance)
-                    writable |= names
-    builtins = set(make_builtins(Runtime())) - set(UNSUPPORTED_BUILTINS)
-    return {"builtins": sorted(builtins), "modules": sorted(MODULES),
-            "readable": sorted(readable), "writable": sorted(writable),
-            "readable_dunders": sorted(READABLE_DUNDERS),
-            "protocol_methods": sorted(PROTOCOL_METHODS)}
+            module = vars(kind).get("__module__")
+            if isinstance(module, str) and module.startswith("autodiff."):
+                found.append(kind)
+    return found
+
+
+# the real class each engine class stands for where its printed path does not say it
+_STANDS_FOR = {"autodiff.engine.tensor.Tensor": "torch.Tensor",
+               "autodiff.engine.tensor.Size": "torch.Size",
+               "autodiff.engine.dtypes.dtype": "torch.dtype",
+               "autodiff.engine.graph.Node": "torch.autograd.graph.Node",
+               "autodiff.engine.graph.AccumulateGrad": "torch.autograd.graph.Node",
+               "autodiff.engine.function.FunctionCtx": "torch.autograd.function.FunctionCtx",
+               "autodiff.engine.hooks.RemovableHandle": "torch.utils.hooks.RemovableHandle",
+               # (values, indices) of max, min, sort, topk...: every class of the module
+               "autodiff.engine.ops_reduce.ReturnType": "torch.return_types.*",
+               "autodiff.engine.numpy_data.ndarray": "numpy.ndarray",
+               "autodiff.engine.program_classes.ProgramObject": "builtins.object"}
+
+
+def _torch_path(kind: type) -> str | None:
+    from autodiff.engine.torch_class_paths import CLASS_PATHS
+
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    return _STANDS_FOR.get(name) or CLASS_PATHS.get(name) or vars(kind).get("_tg_path")
+
+
+def _type_names(classes: list[type]) -> dict[str, list[str]]:
+    """For each real class an engine class stands for (`torch.nn.modules.linear.Linear`),
+    the names the engine class answers, its bases' included; and Python's own values."""
+    from .sandbox import _EXCEPTION_PUBLIC, _NUMPY_SCALAR_PUBLIC, BUILTIN_PUBLIC
+
+    found = {f"{kind.__module__}.{kind.__qualname__}": sorted(names)
+             for kind, names in BUILTIN_PUBLIC.items()}
+    found |= {"builtins.BaseException": sorted(_EXCEPTION_PUBLIC),
+              "numpy.generic": sorted(_NUMPY_SCALAR_PUBLIC)}
+    for kind in classes:
+        path = _torch_path(kind)
+        names = getattr(kind, "_tg_public", None)
+        # (every object is an object: a plain class's names are the program's, not object's)
+        if path and path != "builtins.object" and isinstance(names, frozenset):
+            found[path] = sorted(set(found.get(path, ())) | names)
+    return dict(sorted(found.items()))
+
+
+def _module_names(runtime) -> dict[str, list[str]]:
+    """For each module of the language, and each namespace inside one (`torch.nn.init`),
+    the names autodiff has in it: all that the torch child lets a program read there."""
+    from . import default_modules
+    from .imports import resolve_module
+    from .known_names import MODULES, NotSupportedName
+    from .sandbox import public_names
+
+    found: dict[str, list[str]] = {}
+    modules = default_modules()
+    stack = [(path, resolve_module(path, modules, runtime.policy)) for path in MODULES]
+    while stack:
+        path, namespace = stack.pop()
+        if path in found or isinstance(namespace, NotSupportedName):
+            continue
+        names = public_names(namespace) or frozenset()
+        found[path] = sorted(names)
+        for name in names:
+            member = getattr(namespace, name, None)
+            inner = getattr(type(member), "_tg_module_name", None)
+            if isinstance(inner, str):
+                stack.append((inner, member))
+    return dict(sorted(found.items()))
 
 
 def check_program(source: str, filename: str) -> TgError | None:
@@ -131,5 +201,3 @@ def _identifiers(node) -> list[tuple[str, int]]:
         return [(name, node.col) for name in node.names]
     return []
 
-
-from .reference_child import CHILD_GATE  # noqa: E402 - layers 2 and 3, in the child

@@ -24,6 +24,15 @@ def source_lines(source: str) -> list[str]:
     return lines
 
 
+def restored(cls: type, args: tuple, state: dict) -> BaseException:
+    """An exception of `cls` with these args and attributes, its __init__ not called: how an
+    exception whose __init__ takes other arguments than its args crosses a pickle."""
+    made = cls.__new__(cls, *args)
+    made.args = args
+    made.__dict__.update(state)
+    return made
+
+
 class TgError(Exception):
     """A program error positioned in the source (1-based line/col, exclusive end_col).
 
@@ -32,6 +41,9 @@ class TgError(Exception):
     autodiff, sandbox refusals)."""
 
     exception: BaseException | None = None
+
+    def __reduce__(self):  # (it crosses process pools: rebuilt from its state, not its args)
+        return restored, (type(self), self.args, self.__dict__)
 
     def __init__(self, error_class: str, message: str, *, filename: str = "<stdin>",
                  line: int = 0, col: int = 0, end_line: int | None = None,

@@ -115,7 +115,8 @@ def test_the_error_lines_are_pytorchs(tmp_path):
     if not reference.torch_available():
         pytest.skip("torch is not installed")
     runtime = [m for m in MISTAKES if m[2] == 1]
-    results = reference.run_many_with_torch(["import torch\n" + m[1] for m in runtime])
+    results = reference.run_many_with_torch(["import torch\n" + m[1] for m in runtime],
+                                            misspellings="fail")
     for (name, body, code, stdout, stderr), torch_result in zip(runtime, results):
         headline = [line for line in stderr.splitlines() if f"{name}.tg:" in line
                     and "Warning" not in line][0]

@@ -72,7 +72,7 @@ def test_console_script_tests_the_samples():
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
 def test_live_against_torch(sample):
     """The golden is current, and autodiff agrees with torch right now."""
-    reference = run_with_torch(sample.read_text(), filename=str(sample))
+    reference = run_with_torch(sample.read_text(), filename=str(sample), misspellings="fail")
     expected = _expected(sample)
     assert reference.stdout == expected.stdout, "golden is stale: rerun tests/make_goldens.py"
     assert reference.error == expected.error
