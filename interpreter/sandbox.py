@@ -63,6 +63,7 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
 }
 BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
 _EXCEPTION_PUBLIC = frozenset({"args"})
+_STOP_ITERATION_PUBLIC = _EXCEPTION_PUBLIC | {"value"}  # a generator's return value
 _NUMPY_SCALAR_PUBLIC = frozenset({"item", "tolist", "dtype"})  # np.float64(1.5).item()
 
 
@@ -82,7 +83,8 @@ def public_names(obj: Any) -> frozenset[str] | None:
         names = getattr(obj, "__dict__", {}).get("_tg_public")
     if names is None:
         if isinstance(obj, BaseException):
-            names = _EXCEPTION_PUBLIC
+            names = _STOP_ITERATION_PUBLIC if isinstance(obj, StopIteration) else \
+                _EXCEPTION_PUBLIC
         elif type(obj).__module__ == "numpy":  # a NumPy scalar (arrays come wrapped)
             names = _NUMPY_SCALAR_PUBLIC
     return names

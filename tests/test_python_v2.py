@@ -391,9 +391,35 @@ for v in forever():
 squares = (v * v for v in forever())
 print(next(squares), next(squares))
 """,
+    "generator_return_value": """
+def g():
+    yield 1
+    return 5
+def bare():
+    yield 1
+    return
+def none():
+    yield 1
+    return None
+def pair():
+    yield 1
+    if True:
+        return (1, 2)
+def ends():
+    yield 1
+for f in (g, bare, none, pair, ends):
+    it = f()
+    next(it)
+    try:
+        next(it)
+    except StopIteration as e:
+        print(e.args, e.value, e, repr(e))
+print(list(g()), [v for v in pair()])
+""",
 }
 GENERATOR_ERRORS = {
     "next_of_an_exhausted_generator": "def g():\n    yield 1\nit = g()\nnext(it)\nnext(it)\n",
+    "next_after_a_generator_returned": "def g():\n    yield 1\n    return 5\nit = g()\nnext(it)\nnext(it)\n",
     "error_inside_a_generator": "def g(x):\n    yield 1 / x\nprint(list(g(0)))\n",
     "generator_already_executing": "def g():\n    yield next(it)\nit = g()\nnext(it)\n",
     "yield_from_a_number": "def g():\n    yield from 3\nlist(g())\n",
