@@ -120,6 +120,17 @@ def test_ctrl_c_stops_every_worker_of_test_at_once(tmp_path):
 
 # --- process limits outside `run`, and input read through them --------------------------
 
+def test_a_shuffled_loader_over_the_memory_limit_is_refused_at_once(tmp_path):
+    program = write(tmp_path, "loader.tg", "from torch.utils.data import Dataset, DataLoader\n"
+                    "class Rows(Dataset):\n    def __len__(self):\n        return 2 * 10**8\n"
+                    "    def __getitem__(self, i):\n        return i\n"
+                    "for batch in DataLoader(Rows(), shuffle=True):\n    pass\n")
+    proc, seconds = autodiff("run", program, "--max-memory", "100M")
+    clean(proc, LIMIT, "loader.tg:7:14: MemoryError: a tensor of shape [200000000] (int64) "
+                       "needs 1,600,000,000 bytes, over the memory limit of 104,857,600 bytes")
+    assert seconds < 1 + START
+
+
 @pytest.mark.parametrize("command", ["graph", "explain", "check"])
 def test_memory_is_capped_under_every_command(tmp_path, command):
     program = write(tmp_path, "big.tg", "x = torch.ones(2, requires_grad=True)\n"

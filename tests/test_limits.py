@@ -67,6 +67,27 @@ def test_tensor_over_the_memory_limit_is_refused_before_allocating(source):
     assert "bytes" in error.message and "shape [" in error.message
 
 
+HUGE_DATASET = ("from torch.utils.data import Dataset, DataLoader\n"
+                "class Rows(Dataset):\n    def __len__(self):\n        return 2 * 10**8\n"
+                "    def __getitem__(self, i):\n        return i\n")
+
+
+def test_a_shuffled_loader_is_refused_at_once_as_randperm_is():
+    """A shuffled DataLoader orders its rows by randperm (torch's RandomSampler): the order
+    meets the one tensor-size check, before anything is drawn; in order, nothing is made."""
+    with Session(max_bytes=100 << 20).active():
+        started = time.monotonic()
+        error = _error(HUGE_DATASET + "for batch in DataLoader(Rows(), shuffle=True):\n    pass\n")
+        assert time.monotonic() - started < 1.0
+        randperm = _error("x = torch.randperm(2 * 10**8)\n")
+        out = io.StringIO()
+        result = run_source(HUGE_DATASET + "for batch in DataLoader(Rows(), batch_size=2):\n"
+                            "    print(batch)\n    break\n", "limits.tg", out=out)
+    assert error.error_class == "MemoryError" and error.message == randperm.message
+    assert "shape [200000000] (int64)" in error.message and error.line == 7
+    assert result.error is None and out.getvalue() == "tensor([0, 1])\n"
+
+
 @pytest.mark.parametrize("write", ["y **= big", "y.add_(big)", "y.clamp_(min=big)",
                                    "y.copy_(big)", "y.sin_()"])
 def test_an_in_place_write_that_cannot_fit_computes_nothing(write):
