@@ -490,10 +490,8 @@ def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
     def ev(L: dict) -> str:
         v = value(L)
         if convert is not None:
-            v = convert(v)
-        s = spec(L)
-        bounds.check_format_spec(v, s)
-        return format(v, s)
+            v = bounds.text(v, "an f-string", convert)
+        return bounds.formatted(v, spec(L), "an f-string")
     return guarded(node, cx, ev)
 
 

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from autodiff.engine.classes import TorchClass
 
 from . import bounds
+from .bounded_builtins import LIST_METHODS, STR_METHODS
 
 AttributePolicy = Callable[[Any, str], bool]
 
@@ -174,8 +175,9 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         if found is not None:
             return found
         raise refuse(obj, name)
-    if type(obj) is str and name in _BOUNDED_STR:
-        return _BOUNDED_STR[name](obj)
+    bounded = BOUNDED_METHODS.get(type(obj))
+    if bounded is not None and name in bounded:
+        return bounded[name](obj)
     value = getattr(obj, name)
     if isinstance(obj, type) and isinstance(value, FunctionType):
         return unbound_method(obj.__mro__, name, value)
@@ -259,14 +261,17 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
     An attribute expression in a loop sees the same type again and again: the sandbox
     decision, which depends only on the type, is then made once (an inline cache)."""
     cached: list = [None, None]  # [type, policy] of the last allowed read
+    checked = {kind for kind, methods in BOUNDED_METHODS.items() if name in methods}
 
     def read(obj: Any, policy: AttributePolicy) -> Any:
         kind = type(obj)
         if kind is cached[0] and policy is cached[1]:
             return getattr(obj, name)
         value = get_attribute(obj, name, policy)
-        # only a type-wide answer is cached: not a program's own attribute, not a stand-in
-        if kind is not str and (kind in BUILTIN_PUBLIC or name in getattr(kind, "_tg_public", ())):
+        # only a type-wide answer is cached: not a program's own attribute, not a stand-in,
+        # not a method given with a length check
+        if kind not in checked and (kind in BUILTIN_PUBLIC or
+                                    name in getattr(kind, "_tg_public", ())):
             cached[0], cached[1] = kind, policy
         return value
     read.cached = cached  # for a caller that checks the cache inline, saving a call
@@ -310,15 +315,22 @@ class SafeFormatter(string.Formatter):
                              "are not supported by autodiff")
         return super().get_field(field_name, args, kwargs)
 
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        if conversion in _CONVERSIONS:
+            return bounds.text(value, "str.format", _CONVERSIONS[conversion])
+        return super().convert_field(value, conversion)  # (None, or Python's own error)
+
     def format_field(self, value: Any, format_spec: str) -> str:
-        bounds.check_format_spec(value, format_spec)
-        text = super().format_field(value, format_spec)
+        text = bounds.formatted(value, format_spec, "str.format")
         self.total += len(text)
         if self.total > bounds.MAX_ITEMS:
             raise bounds.too_long("str.format", self.total)
         return text
 
 
-# str methods whose result can be far longer than the string: given with a length check
-_BOUNDED_STR = {"format": lambda text: SafeFormatter().bound(text),
-                "join": bounds.safe_join, "replace": bounds.safe_replace}
+_CONVERSIONS = {"s": str, "r": repr, "a": ascii}
+
+# methods whose result can be far longer than their object: given with a length check
+# (type -> name -> a function of the object that returns the method)
+BOUNDED_METHODS = {str: {"format": lambda text: SafeFormatter().bound(text), **STR_METHODS},
+                   list: LIST_METHODS}

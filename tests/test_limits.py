@@ -139,7 +139,25 @@ def test_print_options_belong_to_one_run():
     "x = '{0}{0}'.format('a' * 6000000)", "s = 'a' * 10**7\nx = s + s", "s = 'a' * 10**7\ns += s",
     "s = 'a' * 6 * 10**6\nx = f'{s}{s}'", "l = [0] * 10**7\nl += l", "t = (0,) * 10**7\nt = t + t",
     "x = ''.join(['a' * 10**6] * 11)", "x = ('a' * 10**4).replace('', 'a' * 10**4)",
-    "x = ('ab' * 10**6).replace('a', 'abcdefghijk')", "s = '%*d'\ns %= (10**9, 1)"])
+    "x = ('ab' * 10**6).replace('a', 'abcdefghijk')", "s = '%*d'\ns %= (10**9, 1)",
+    # a width, or case: a string far longer than the one given
+    "x = 'a'.ljust(5 * 10**7)", "x = 'a'.rjust(10**8, '-')", "x = 'a'.center(10**8)",
+    "x = '1'.zfill(10**8)", "x = ('\u00df' * 9000000).upper()",
+    # a list or tuple made from an iterable, known long or taken one past the bound
+    "l = [1]\nfor i in range(30):\n    l.extend(l)", "l = []\nl.extend(range(10**9))",
+    "l = []\nl += range(10**9)", "l = [0] * 10**6\nl *= 20", "x = list(range(10**9))",
+    "x = tuple(range(10**9))", "x = sorted(range(10**9))", "x = sum([[0] * 10**6] * 11, [])",
+    "def f(*a):\n    pass\nf(*range(10**9))",
+    "l = [1] * 10**7\nl.append(1)\nx = list(filter(None, l))",
+    "x = ''.join(s for s in ['a' * 10**6] * 11)",
+    # the text of a list that holds one long string many times (or itself, nested)
+    "x = str(['x' * 9000000] * 8)", "x = repr(['x' * 9000000] * 8)",
+    "x = format(['x' * 9000000] * 8)", "print(['x' * 9000000] * 8)",
+    "x = f\"{['x' * 9000000] * 8!r}\"", "x = f\"{['x' * 9000000] * 8}\"",
+    "x = '{!r}'.format(['x' * 9000000] * 8)", "x = '{}'.format({'k': ('x' * 9000000,) * 2})",
+    "s = 'x' * 9000000\nx = '%s%s' % (s, s)", "x = '%(a)r' % {'a': ['x' * 9000000] * 2}",
+    "l = ['x' * 10**6]\nfor i in range(5):\n    l = [l, l]\nx = str(l)",
+    "x = str(ValueError(['x' * 9000000] * 2))"])
 def test_long_strings_and_lists_are_refused_whatever_makes_them(source):
     error = _error(source)
     assert error.error_class == "MemoryError" and "over the limit of 10,000,000" in error.message
