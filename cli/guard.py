@@ -103,6 +103,9 @@ def _limit_process(limits: ProcessLimits) -> None:
     try:
         if limits.max_bytes:
             _cap(resource, resource.RLIMIT_AS, limits.max_bytes + ADDRESS_SPACE_SLACK)
+            from autodiff.interpreter import reserve
+
+            reserve.hold()  # room to report the cap once a program meets it
         # a backstop should the watching parent itself be killed: CPU time of all threads
         cpu = math.ceil(limits.seconds * (os.cpu_count() or 1) + 2 * GRACE) + 1
         _cap(resource, resource.RLIMIT_CPU, cpu)

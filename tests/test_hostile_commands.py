@@ -120,6 +120,21 @@ def test_ctrl_c_stops_every_worker_of_test_at_once(tmp_path):
 
 # --- process limits outside `run`, and input read through them --------------------------
 
+@pytest.mark.parametrize("body,where", [
+    ("    try:\n        x = 1 / 0\n    except Exception as e:\n        kept.append(e)\n", "2:"),
+    ("    kept.append([1])\n", "3:5"),
+])
+def test_a_program_that_keeps_all_it_makes_ends_at_the_memory_limit(tmp_path, body, where):
+    """It fills the address space with small objects: when every allocation fails, CPython
+    cannot unwind the error by itself (it looped there until the deadline, or lost the
+    exception: SystemError), nor could the diagnostic be written (an internal error). The
+    reserve the capped process holds is let go at the limit: the usual diagnostic, exit 3."""
+    program = write(tmp_path, "kept.tg", "kept = []\nwhile True:\n" + body)
+    proc, seconds = autodiff("run", program, "--max-memory", "100M")
+    err = clean(proc, LIMIT, f"kept.tg:{where}", ": MemoryError")
+    assert "SystemError" not in err and seconds < 55
+
+
 def test_a_shuffled_loader_over_the_memory_limit_is_refused_at_once(tmp_path):
     program = write(tmp_path, "loader.tg", "from torch.utils.data import Dataset, DataLoader\n"
                     "class Rows(Dataset):\n    def __len__(self):\n        return 2 * 10**8\n"
