@@ -87,6 +87,49 @@ def test_a_loop_in_c_stops_in_the_repl_and_the_session_goes_on():
     assert proc.out.rstrip().endswith("3\n>>>") or "3\n" in proc.out
 
 
+def test_an_input_over_the_memory_limit_runs_once_in_the_repl_and_the_session_goes_on():
+    """Each input runs once, in a child under the limits that carries the session on: one
+    over the memory limit is reported as the limit and dropped (it ran a second time in
+    the uncapped session, 1.75 GB, and was kept)."""
+    proc, _ = autodiff("repl", "--max-memory", "200M", stdin="x = 2\n"
+                       "z = [[0]*9000000 for i in range(25)]\nprint(x + 1)\nz\n")
+    err = clean(proc, 0, "<stdin>:1:6: MemoryError\n    z = [[0]*9000000 for i in range(25)]",
+                "NameError: name 'z' is not defined")
+    assert proc.out == "3\n" and err.count("MemoryError") == 1
+
+
+def _repl_in_a_session_of_its_own(stdin: bytes):
+    proc = subprocess.Popen([EXE, "repl", "--timeout", "30"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc.stdin.write(stdin)
+    proc.stdin.flush()
+    time.sleep(2)  # (the inputs ran, the last one is inside its loop)
+    return proc
+
+
+def test_ctrl_c_drops_a_repl_input_in_a_loop_and_leaves_no_process_behind():
+    proc = _repl_in_a_session_of_its_own(b"x = 1\ny = 2\nprint(sum(range(10**15)))\n")
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: to the whole process group
+    time.sleep(0.5)
+    proc.stdin.write(b"print(x + y)\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert proc.stdout.read() == b"3\n" and proc.stderr.read().strip() == b"KeyboardInterrupt"
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # every process of the session ended and was waited for
+
+
+@pytest.mark.parametrize("stdin", [b"x = 1\n", b"x = 1\nprint(sum(range(10**15)))\n"])
+def test_sigterm_ends_a_repl_session(stdin):
+    proc = _repl_in_a_session_of_its_own(stdin)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGTERM)  # to the command's process, which passes it on
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 2
+    assert proc.returncode == 143 and err.decode().strip() == "autodiff: terminated"
+
+
 @pytest.mark.parametrize("sig,code,message", [(signal.SIGINT, 130, "autodiff: interrupted"),
                                               (signal.SIGTERM, 143, "autodiff: terminated")])
 def test_signals_stop_a_loop_in_c(tmp_path, sig, code, message):
