@@ -103,6 +103,9 @@ def _limit_process(limits: ProcessLimits) -> None:
     try:
         if limits.max_bytes:
             _cap(resource, resource.RLIMIT_AS, limits.max_bytes + ADDRESS_SPACE_SLACK)
+            from autodiff.interpreter import reserve
+
+            reserve.hold()  # room to report the cap once a program meets it
         # a backstop should the watching parent itself be killed: CPU time of all threads
         cpu = math.ceil(limits.seconds * (os.cpu_count() or 1) + 2 * GRACE) + 1
         _cap(resource, resource.RLIMIT_CPU, cpu)
@@ -198,12 +201,23 @@ class Child:
             os.close(read_fd)
             _child(task, limits, write_fd, returns, interruptible)
         os.close(write_fd)
+        self._watch(read_fd, limits)
+
+    @classmethod
+    def watching(cls, pid: int, read_fd: int, limits: ProcessLimits) -> "Child":
+        """A child forked elsewhere (the REPL's, which may carry the session on)."""
+        child = cls.__new__(cls)
+        child.pid = pid
+        child._watch(read_fd, limits)
+        return child
+
+    def _watch(self, read_fd: int, limits: ProcessLimits) -> None:
         self.fd = read_fd
         self.limits = limits
         self.deadline = time.monotonic() + limits.seconds + GRACE
         self.chunks: list[bytes] = []
         self.status: int | None = None
-        self.killed = False
+        self.killed = self.took_over = False
 
     def fileno(self) -> int:
         return self.fd
@@ -280,7 +294,7 @@ def _wait(child: Child) -> None:
             return
 
 
-def _stop_on_signal(child: Child, signum: int) -> None:
+def _stop_on_signal(child: Child, signum: int, wait=_wait) -> None:
     """Ctrl-C or SIGTERM while a child runs: pass it on, give the child GRACE to end by
     itself (it then says so), else kill it."""
     try:
@@ -290,23 +304,24 @@ def _stop_on_signal(child: Child, signum: int) -> None:
     child.deadline = min(child.deadline, time.monotonic() + GRACE)
     previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        _wait(child)
+        wait(child)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
 
 
-def _watched(child: Child) -> int | None:
-    """Wait for `child` in the parent; the signal number when SIGINT or SIGTERM came."""
+def _watched(child: Child, wait=_wait) -> int | None:
+    """Wait for `child` in the parent (by `wait`); the signal number when SIGINT or SIGTERM
+    came."""
     in_main = _main_thread()
     previous = {}
     if in_main:
         previous = {s: signal.signal(s, _raise_signalled) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        _wait(child)
+        wait(child)
         return None
     except _Signalled as stop:
-        _stop_on_signal(child, stop.signum)
+        _stop_on_signal(child, stop.signum, wait)
         return stop.signum
     finally:
         for s, handler in previous.items():

@@ -19,7 +19,8 @@ from autodiff.interpreter.runtime import Runtime, make_builtins
 from autodiff.interpreter.statements import compile_block
 from autodiff.interpreter.warnings_hook import ProgramWarnings
 from autodiff.parser import ast, parse
-from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
+from autodiff.interpreter import bounds
+from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, TgError
 
 from .source import LoadedSource
 from .trace import Trace, _observers
@@ -108,14 +109,15 @@ class LiveProgram:
             self.trace.source = LoadedSource("\n".join(self.lines) + "\n", FILENAME)
             if value is not _NOTHING and value is not None:
                 try:  # the program's object, shown outside the program: its errors are its own
-                    out.write(repr(value) + "\n")
+                    out.write(bounds.text(value, "repr()", repr) + "\n")
                 except RecursionError:
                     error = TgError("RecursionError", "maximum recursion depth exceeded while "
                                     "getting the repr of an object", filename=FILENAME, line=1,
                                     col=1, exit_code=EXIT_RUNTIME)
                 except Exception as exc:  # noqa: BLE001 - as Python's REPL: the input ran
+                    limit = isinstance(exc, MemoryError)  # (a text past the bound)
                     error = TgError(type(exc).__name__, str(exc), filename=FILENAME, line=1,
-                                    col=1, exit_code=EXIT_RUNTIME)
+                                    col=1, exit_code=EXIT_LIMIT if limit else EXIT_RUNTIME)
         return error
 
     def names(self) -> list[str]:

@@ -178,8 +178,10 @@ def _report(exc: BaseException, err: TextIO, subject: str | None,
     if isinstance(exc, ProgramStopped):  # the time limit, outside any program line
         err.write(f"{subject or 'autodiff'}: {exc.error_class}: {exc.message}\n")
         return exc.exit_code
-    if isinstance(exc, MemoryError):  # the address-space cap, outside any program line
-        err.write(f"{subject or 'autodiff'}: MemoryError: {exc or _('out of memory')} "
+    if isinstance(exc, (MemoryError, SystemError)) and _memory_limit(exc):
+        # the address-space cap, outside any program line
+        message = str(exc) if isinstance(exc, MemoryError) else ""
+        err.write(f"{subject or 'autodiff'}: MemoryError: {message or _('out of memory')} "
                   "(--max-memory)\n")
         return EXIT_LIMIT
     if isinstance(exc, BrokenPipeError):  # `autodiff run x | head`: the reader left
@@ -193,6 +195,16 @@ def _report(exc: BaseException, err: TextIO, subject: str | None,
         detail = type(exc).__name__
     err.write(f"autodiff: {internal_error_message(detail, subject)}\n")
     return EXIT_FAILED
+
+
+def _memory_limit(exc: BaseException) -> bool:
+    """Did `exc` come of the memory limit? If so the reserve is let go: the report needs room."""
+    from autodiff.interpreter import reserve
+
+    if not reserve.exhausted(exc):
+        return False
+    reserve.release()
+    return True
 
 
 def _silence_stdout() -> None:

@@ -20,8 +20,10 @@ from autodiff.parser.diagnostics import TgError
 
 from autodiff.parser.i18n import N_, _
 
+from . import repl_process
 from .live import LiveProgram, incomplete
-from .outcome import EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded, write_diagnostic
+from .outcome import (EXIT_LIMIT, EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded,
+                      write_diagnostic)
 
 BANNER = N_("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
             "line; help for the commands; exit() or Ctrl-D quits.")
@@ -54,33 +56,23 @@ class Session:
             out.write(_(HELP))
         elif stripped in ("exit", "quit"):
             out.write(_("Use {name}() or Ctrl-D (i.e. EOF) to exit").format(name=stripped) + "\n")
+        elif self.limits is not None and repl_process.chained():
+            # once, in a watched child under the limits, which carries the session on
+            from .limits import process_limits
+
+            return repl_process.run_input(lambda: self._run(text), process_limits(self.limits))
         else:
-            stopped = self._probe(text)
-            if stopped is not None:
-                return "", stopped
-            error = self.program.run(text, out, err)
-            if error is not None:
-                write_diagnostic(err, error, describe(error, text, scope=self.program.globals))
+            printed, problem, _stopped = self._run(text)
+            return printed, problem
         return out.getvalue(), err.getvalue()
 
-    def _probe(self, text: str) -> str | None:
-        """Run the input first in a watched child holding a copy of the session (a fork):
-        an input that loops in C code or outgrows the limits is killed there and dropped,
-        and the session goes on untouched. None when the input may run here for real."""
-        if self.limits is None:
-            return None
-        from .guard import Lost, call_in_child
-        from .limits import process_limits
-
-        def trial() -> bool:
-            self.program.run(text, io.StringIO(), io.StringIO())
-            return True
-
-        try:
-            call_in_child(trial, process_limits(self.limits))
-        except Lost as lost:
-            return lost.describe("<stdin>") + "\n"
-        return None
+    def _run(self, text: str) -> tuple[str, str, bool]:
+        """Run one input here: (stdout, stderr, whether a limit stopped it)."""
+        out, err = io.StringIO(), io.StringIO()
+        error = self.program.run(text, out, err)
+        if error is not None:
+            write_diagnostic(err, error, describe(error, text, scope=self.program.globals))
+        return out.getvalue(), err.getvalue(), error is not None and error.exit_code == EXIT_LIMIT
 
     def command(self, text: str, out: TextIO, err: TextIO) -> None:
         word, _space, argument = text.partition(" ")
@@ -260,4 +252,6 @@ def repl_session(*, no_color: bool = False, out: TextIO | None = None,
             pass
         return EXIT_OK
 
-    return guarded(action, err)
+    if limits is None or out is not sys.stdout or err is not sys.stderr:
+        return guarded(action, err)  # (the chain's processes write to the standard streams)
+    return repl_process.front(lambda: guarded(action, err))

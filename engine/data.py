@@ -172,17 +172,20 @@ class _SingleProcessDataLoaderIter(metaclass=TorchClass):
         loader = self._loader
         rows = len(loader.dataset)
         if self._order is None:  # the sampler starts at the first batch, as torch's does
-            if loader._shuffle:
+            if loader._shuffle:  # torch's RandomSampler: randperm (its size checked) on a seed
                 seed = _int64_draw(default_generator())
-                self._order = Generator().manual_seed(seed).permutation(rows).tolist()
+                self._order = randperm(rows, generator=Generator().manual_seed(seed)).array
             else:
-                self._order = list(range(rows))
+                self._order = range(rows)
         start = self._next_row
         end = min(start + loader.batch_size, rows)
         if start >= rows or (loader.drop_last and end - start < loader.batch_size):
             raise StopIteration
         self._next_row = end
-        return collate([loader.dataset[i] for i in self._order[start:end]])
+        rows_of_batch = self._order[start:end]  # (Python ints, only a batch of them at once)
+        if type(rows_of_batch) is not range:
+            rows_of_batch = rows_of_batch.tolist()
+        return collate([loader.dataset[i] for i in rows_of_batch])
 
     def __repr__(self) -> str:
         return f"<torch.utils.data.dataloader._SingleProcessDataLoaderIter object at {id(self):#x}>"

@@ -3,10 +3,14 @@ lists.
 
 `10**10**10`, `[0] * 10**10`, `f"{'':>1000000000}"` or `s.replace("", s)` would run for
 hours or eat all memory in plain Python; a .tg program gets a clear error instead, checked
-before the result is made. Each producer of a big result is here: `*`, `**`, `<<`, `+` of
-sequences, `%` and format specs (widths, precisions), `str.join`, `str.replace`, f-strings,
-and `round` of an integer to a huge negative number of digits. Whatever else can grow (a
-`str()` of a list nested by a loop, C-level loops) meets the process limits instead.
+before the result is made. Each kind of producer of a big result is checked here: `*`, `**`,
+`<<`, `+` and `+=` of sequences, `%` and format specs (widths, precisions), and `round` of
+an integer to a huge negative number of digits; a list or tuple made from an iterable
+(`collected`: `list()`, `sorted()`, `l.extend(x)`, `l += x`, `f(*x)`); the text of a value
+(`check_text`: `str()`, `repr()`, `print`, f-strings, `%s`, `str.format` of a list that holds
+one long string many times). bounded_builtins.py applies them to the builtins and methods.
+What grows one item at a time (`append` in a loop, a comprehension) meets the time and
+memory limits instead.
 
 `10**10**10` or `[0] * 10**10` would run for hours or eat all memory in plain Python; a
 .tg program gets a clear error instead. Only `*`, `**` and `<<` can blow up like that.
@@ -19,6 +23,8 @@ from __future__ import annotations
 
 import operator
 import re
+from collections import OrderedDict
+from itertools import islice
 
 MAX_INT_BITS = 100_000  # about 30,000 decimal digits
 MAX_ITEMS = 10_000_000  # items in a list or tuple, characters in a string
@@ -47,6 +53,110 @@ def _too_big_int(bits: int) -> OverflowError:
 def too_long(what: str, size: int, kind: str = "str") -> MemoryError:
     made = f"a string of {size:,} characters" if kind == "str" else f"a {kind} of {size:,} items"
     return MemoryError(f"{what} would make {made}, over the limit of {MAX_ITEMS:,}")
+
+
+def too_many(what: str, kind: str = "list") -> MemoryError:
+    """For an iterable of unknown length, refused once one item past the bound was taken."""
+    return MemoryError(f"{what} would make a {kind} of more than {MAX_ITEMS:,} items, over "
+                       f"the limit of {MAX_ITEMS:,}")
+
+
+# iterables whose len() is their count and costs nothing (no program code runs)
+_SIZED = frozenset({list, tuple, str, dict, set, frozenset, range, OrderedDict, type({}.keys()),
+                    type({}.values()), type({}.items())})
+
+
+def collected(iterable, what: str, already: int = 0, kind: str = "list"):
+    """The items of `iterable`, for a list or tuple of `already` items more: refused when
+    their count is over the bound, before any is taken when the count is known, else once
+    one past the bound is (lazily: a generator runs that far, and no further)."""
+    room = MAX_ITEMS - already
+    if type(iterable) in _SIZED:
+        if len(iterable) > room:
+            raise too_long(what, already + len(iterable), kind)
+        return iterable
+    items = list(islice(iterable, room + 1))
+    if len(items) > room:
+        raise too_many(what, kind)
+    return items
+
+
+_CONTAINERS = frozenset({list, tuple, dict, set, frozenset, OrderedDict})
+_PATH_END = object()
+
+
+def _least_text(value, budget: int) -> int:
+    """At least len(repr(value)) of a container (each string counts its length, anything
+    else one character, brackets and commas theirs), counted until it passes `budget`: a
+    list holding one long string eight times, or itself nested by a loop, passes it at once
+    without building its text. A container inside itself counts as Python shows it, `[...]`."""
+    total, path, todo = 0, set(), [value]
+    while todo:
+        item = todo.pop()
+        if item is _PATH_END:
+            path.discard(todo.pop())
+            continue
+        kind = type(item)
+        if kind is str:
+            total += len(item) + 2
+        elif kind in _CONTAINERS or isinstance(item, BaseException):
+            if id(item) in path:
+                total += 5
+                continue
+            path.add(id(item))
+            todo += (id(item), _PATH_END)
+            if kind is dict or kind is OrderedDict:
+                todo += item.keys()
+                todo += item.values()
+                total += 4 * len(item)
+            else:
+                parts = item.args if isinstance(item, BaseException) else item
+                todo += parts
+                total += 2 * len(parts)
+            total += 2
+        else:
+            total += 1
+        if total > budget:
+            break
+    return total
+
+
+def check_text(value, what: str) -> None:
+    """Before str()/repr()/format() of `value`: a container whose text must be over the
+    bound is refused (nothing else can be: strings are bounded where they are made, and a
+    number's or a tensor's text is short)."""
+    if type(value) in _CONTAINERS or isinstance(value, BaseException):
+        size = _least_text(value, MAX_ITEMS)
+        if size > MAX_ITEMS:  # (counted no further than that)
+            raise MemoryError(f"{what} would make a string of at least {size:,} characters, "
+                              f"over the limit of {MAX_ITEMS:,}")
+
+
+def checked_text(text: str, what: str) -> str:
+    """A text already made (its least length was within the bound): the bound all the same
+    (repr() escapes, a tensor printed without summary)."""
+    if len(text) > MAX_ITEMS:
+        raise too_long(what, len(text))
+    return text
+
+
+_SHORT_TEXT = frozenset({int, float, bool, complex, type(None)})  # (integers are bounded)
+
+
+def text(value, what: str = "str()", convert=str) -> str:
+    """str(value) (or `convert`'s text) within the bound."""
+    kind = type(value)
+    if kind in _SHORT_TEXT or (kind is str and convert is str):
+        return convert(value)
+    check_text(value, what)
+    return checked_text(convert(value), what)
+
+
+def formatted(value, spec: str, what: str = "format()") -> str:
+    """format(value, spec) within the bound: its width and precision, and its text."""
+    check_format_spec(value, spec)
+    check_text(value, what)
+    return checked_text(format(value, spec), what)
 
 
 def _repeat_check(seq, times) -> None:
@@ -78,17 +188,18 @@ def check_format_spec(value, spec: str) -> None:
         raise too_long(f"formatting with precision {precision}", int(precision))
 
 
-_PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)", re.DOTALL)
+_PRINTF = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)", re.DOTALL)
 
 
 def check_printf(template: str, args) -> None:
-    """`template % args`: the widths and precisions of its fields, `*` ones taken from args."""
+    """`template % args`: the widths and precisions of its fields, `*` ones taken from args,
+    and the text of what `%s`, `%r` and `%a` convert."""
     if "%" not in template:
         return
     stars = iter(args if type(args) is tuple else (args,))
     total = len(template)
     for match in _PRINTF.finditer(template):
-        for size in match.group(1, 2):
+        for size in match.group(2, 3):
             if size == "*":
                 size = next(stars, 0)
                 if type(size) is not int:
@@ -98,8 +209,13 @@ def check_printf(template: str, args) -> None:
             else:
                 continue
             total += abs(size)
-        if match.group(3) != "%":
-            next(stars, None)
+        conversion = match.group(4)
+        if conversion != "%":
+            key = match.group(1)
+            value = args.get(key) if key is not None and type(args) is dict else \
+                next(stars, None)
+            if conversion in "sra":
+                total += len(value) if type(value) is str else _least_text(value, MAX_ITEMS)
         if total > MAX_ITEMS:
             raise too_long("formatting with %", total)
 
@@ -115,7 +231,7 @@ def check_join(sep: str, items: list) -> None:
 
 def safe_join(sep: str):
     def join(iterable):
-        items = list(iterable)
+        items = collected(iterable, "str.join")
         check_join(sep, items)
         return sep.join(items)
     return join
@@ -191,7 +307,9 @@ def mod(a, b):
 
 
 def iadd(a, b):
-    if type(a) in SEQUENCES:
+    if type(a) is list:  # `l += x` extends l by any iterable
+        b = collected(b, "+=", len(a))
+    elif type(a) in SEQUENCES:
         check_concat(a, b)
     return operator.iadd(a, b)
 
@@ -201,6 +319,9 @@ def imod(a, b):
 
 
 def imul(a, b):
+    if type(a) is list:  # in place: every name of the list sees it repeated
+        _repeat_check(a, b)
+        return operator.imul(a, b)
     return mul(a, b) if type(a) in _REPEATABLE or type(a) is int else operator.imul(a, b)
 
 

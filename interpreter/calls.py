@@ -6,6 +6,7 @@ from typing import Any
 
 from autodiff.parser import ast
 
+from . import bounds
 from .expressions import Context, Eval, compile_expr
 
 
@@ -24,7 +25,7 @@ def unpacking_call(node: ast.Call, func: Eval, cx: Context) -> Eval:
                 positional.append(value)
                 continue
             try:
-                positional.extend(value)
+                positional.extend(bounds.collected(value, "f(*args)", len(positional), "tuple"))
             except TypeError:
                 if hasattr(type(value), "__iter__"):
                     raise

@@ -26,6 +26,7 @@ the program's class in between), other names only those the instance lets a prog
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any, Callable
 
 from autodiff.engine.program_classes import PROTOCOL_METHODS, ProgramObject
@@ -34,7 +35,7 @@ from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
 
 from .expressions import Context, call_hooks, compile_call_to, compile_expr, runtime_error
-from .sandbox import Refused, refuse
+from .sandbox import Refused, refuse, unbound_method
 from .scopes import CLASS, FUNCTION, OUTER, class_scope
 from .statements import _DISPATCH as STATEMENTS, compile_block, compile_store
 
@@ -184,7 +185,10 @@ def compile_super_call(node: ast.Call, cx: Context) -> Callable[[dict], Any] | N
             if attr.startswith("_") or not rt.policy(obj, attr):
                 raise refuse(obj, attr) if not attr.startswith("_") else \
                     Refused(f"'super' object has no attribute '{attr}'")
-            return getattr(super(cls, obj), attr)
+            found = getattr(super(cls, obj), attr)
+            if isinstance(obj, type) and isinstance(found, FunctionType):  # `super(C, C).f`
+                return unbound_method(obj.__mro__[obj.__mro__.index(cls) + 1:], attr, found)
+            return found
         except TgError:
             raise
         except Exception as exc:

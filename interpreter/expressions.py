@@ -14,7 +14,7 @@ from autodiff.parser import ast
 from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
 from autodiff.parser.precedence import MAX_EXPR_DEPTH
 
-from . import bounds
+from . import bounds, reserve
 from .sandbox import Refused, attribute_reader
 from .scopes import MODULE, OUTER, Scope, module_scope
 
@@ -41,6 +41,9 @@ def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
     a class's `__getitem__` under `obj[i]`) keeps its place, the innermost, as Python's does."""
     if isinstance(exc, TgError):
         return exc
+    if isinstance(exc, (MemoryError, SystemError)) and reserve.exhausted(exc):
+        reserve.release()  # the limit is met: what follows (unwinding, diagnostic) needs room
+        exc = exc if isinstance(exc, MemoryError) else MemoryError()
     placed = getattr(exc, "placed", None)  # (a program's IndexError, seen by Python's machinery)
     if isinstance(placed, TgError):
         return placed
@@ -490,10 +493,8 @@ def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
     def ev(L: dict) -> str:
         v = value(L)
         if convert is not None:
-            v = convert(v)
-        s = spec(L)
-        bounds.check_format_spec(v, s)
-        return format(v, s)
+            v = bounds.text(v, "an f-string", convert)
+        return bounds.formatted(v, spec(L), "an f-string")
     return guarded(node, cx, ev)
 
 

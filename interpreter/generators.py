@@ -85,7 +85,7 @@ def _escaped_stop(error: TgError) -> TgError:
 def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], str]:
     """The body of a generator function, as `make_function` runs one: it returns (RETURN)
     a generator over the compiled statements, which keeps the call's locals."""
-    steps, rt = _block(body, cx), cx.rt
+    steps, rt = _block(body, cx, returns=True), cx.rt
 
     def start(L: dict) -> str:
         L[RETURN_SLOT] = ProgramGenerator(steps(L), rt, qualname)
@@ -94,7 +94,9 @@ def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], 
     return start
 
 
-def _block(body: tuple, cx: Context) -> Steps:
+def _block(body: tuple, cx: Context, returns: bool = False) -> Steps:
+    """The steps of a statement list; `returns`: the function's own body, whose `return v`
+    ends the generator with v (StopIteration's value), as Python's does."""
     parts = []
     for stmt in body:
         if _holds_yield(stmt):
@@ -106,7 +108,8 @@ def _block(body: tuple, cx: Context) -> Steps:
         for resumable, part in parts:
             signal = (yield from part(L)) if resumable else part(L)
             if signal is not None:
-                return signal
+                # (a function body's only signal is RETURN: break/continue need a loop)
+                return L.pop(RETURN_SLOT, None) if returns else signal
         return None
     return run
 

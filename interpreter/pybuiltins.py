@@ -49,7 +49,7 @@ class TypeView:
         return self.display.rsplit(".", 1)[-1]
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is TypeView:
+        if isinstance(other, TypeView):
             return other is self
         return other is self.cls
 
@@ -84,6 +84,10 @@ _DISPLAY = {
 }
 
 
+# Python classes a program names by a stand-in (bounded_builtins.py fills it: `list`)
+SHOWN_TYPES: dict[type, Any] = {}
+
+
 def python_type(obj: Any, *rest: Any) -> Any:
     """`type(x)`: Python's class for Python values, the program's own classes and engine
     classes that print as PyTorch's (`torch.Tensor`); for other engine objects, a view
@@ -93,6 +97,9 @@ def python_type(obj: Any, *rest: Any) -> Any:
             raise Unsupported("type() with three arguments")
         raise TypeError("type() takes 1 or 3 arguments")
     cls = type(obj)
+    shown = SHOWN_TYPES.get(cls)
+    if shown is not None:
+        return shown
     module = cls.__module__
     if cls.__name__ == "Tensor":
         from autodiff.engine.parameter import Parameter, is_parameter  # noqa: PLC0415

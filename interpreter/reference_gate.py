@@ -35,9 +35,9 @@ def language_surface() -> dict[str, list[str]]:
     from .known_names import MODULES
     from .pybuiltins import UNSUPPORTED_BUILTINS
     from .runtime import Runtime, make_builtins
-    from .sandbox import _EXCEPTION_PUBLIC, _NUMPY_SCALAR_PUBLIC, BUILTIN_PUBLIC
+    from .sandbox import _NUMPY_SCALAR_PUBLIC, _STOP_ITERATION_PUBLIC, BUILTIN_PUBLIC
 
-    readable: set[str] = set().union(*BUILTIN_PUBLIC.values(), _EXCEPTION_PUBLIC,
+    readable: set[str] = set().union(*BUILTIN_PUBLIC.values(), _STOP_ITERATION_PUBLIC,
                                      _NUMPY_SCALAR_PUBLIC, READABLE_DUNDERS)
     writable: set[str] = set()
     classes = _engine_classes()

@@ -11,6 +11,7 @@ import sys
 from typing import Any, TextIO
 
 from . import bounds
+from .bounded_builtins import BUILTINS as BOUNDED_BUILTINS
 from .pybuiltins import PYTHON_BUILTINS
 from .sandbox import AttributePolicy, default_policy
 
@@ -129,12 +130,14 @@ def _method(generator, name: str):
 
 
 def make_builtins(rt: Runtime) -> dict[str, Any]:
+    text = bounds.text
+
     def print(*args: Any, sep: str | None = " ", end: str | None = "\n", flush: bool = False) -> None:  # noqa: A001
         if sep is not None and not isinstance(sep, str):
             raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
         if end is not None and not isinstance(end, str):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-        rt.out.write((" " if sep is None else sep).join([str(a) for a in args])
+        rt.out.write((" " if sep is None else sep).join([text(a) for a in args])
                      + ("\n" if end is None else end))
 
     print.__qualname__ = "print"
@@ -143,5 +146,5 @@ def make_builtins(rt: Runtime) -> dict[str, Any]:
         "list", "tuple", "isinstance")}
     table["print"] = print
     table.update(PYTHON_BUILTINS)
-    table["round"] = bounds.safe_round
+    table.update(BOUNDED_BUILTINS)
     return table

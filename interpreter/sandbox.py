@@ -13,13 +13,15 @@ never for a name starting with '_'. `_tg_writable` may instead be a set of names
 
 from __future__ import annotations
 
-import inspect
 import string
 from collections import OrderedDict
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any, Callable
 
+from autodiff.engine.classes import TorchClass
+
 from . import bounds
+from .bounded_builtins import LIST_METHODS, STR_METHODS
 
 AttributePolicy = Callable[[Any, str], bool]
 
@@ -63,6 +65,7 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
 }
 BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
 _EXCEPTION_PUBLIC = frozenset({"args"})
+_STOP_ITERATION_PUBLIC = _EXCEPTION_PUBLIC | {"value"}  # a generator's return value
 _NUMPY_SCALAR_PUBLIC = frozenset({"item", "tolist", "dtype"})  # np.float64(1.5).item()
 
 
@@ -78,11 +81,14 @@ def public_names(obj: Any) -> frozenset[str] | None:
     if names is not None:
         return names
     names = getattr(type(obj), "_tg_public", None)
-    if names is None:  # a module or namespace object may carry its own list
-        names = getattr(obj, "__dict__", {}).get("_tg_public")
+    if names is None:  # a module or namespace object may carry its own list, a class the
+        # list of its instances, its bases' with it (`optim.SGD.step`, an unbound method)
+        names = getattr(obj, "_tg_public", None) if isinstance(obj, type) else \
+            getattr(obj, "__dict__", {}).get("_tg_public")
     if names is None:
         if isinstance(obj, BaseException):
-            names = _EXCEPTION_PUBLIC
+            names = _STOP_ITERATION_PUBLIC if isinstance(obj, StopIteration) else \
+                _EXCEPTION_PUBLIC
         elif type(obj).__module__ == "numpy":  # a NumPy scalar (arrays come wrapped)
             names = _NUMPY_SCALAR_PUBLIC
     return names
@@ -169,30 +175,84 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         if found is not None:
             return found
         raise refuse(obj, name)
-    if type(obj) is str and name in _BOUNDED_STR:
-        return _BOUNDED_STR[name](obj)
+    bounded = BOUNDED_METHODS.get(type(obj))
+    if bounded is not None and name in bounded:
+        return bounded[name](obj)
     value = getattr(obj, name)
-    if isinstance(obj, type) and isinstance(value, FunctionType) and isinstance(
-            inspect.getattr_static(obj, name, None), FunctionType):  # not a staticmethod
-        return _unbound(obj, name, value)
+    if isinstance(obj, type) and isinstance(value, FunctionType):
+        return unbound_method(obj.__mro__, name, value)
     return value
 
 
-def _unbound(cls: type, name: str, function: Callable) -> Callable:
-    """`torch.Tensor.add`: the method, refusing a `self` of another type as torch does (a
-    plain Python function would take any object and reach the engine's internals with it)."""
-    owner = getattr(cls, "_tg_type_name", cls.__name__)
+def unbound_method(mro: tuple, name: str, function: Callable) -> Callable:
+    """`C.name` of a class (`super(C, D).name`), `function` what Python finds first in `mro`
+    (the classes searched, in order). A program's own function is
+    itself; an engine's method is wrapped: with a `self` of another type it must not run on
+    that object (a plain Python function would take any object and reach the engine's
+    internals with it). Where torch's class is C code (`torch.Tensor.add(5, 1)`) that is
+    torch's descriptor TypeError; where it is Python (`nn.Module.parameters(5)`) torch's
+    method runs and fails at the first attribute it reads of `self`, so the engine's runs on
+    a stand-in that has none."""
+    owner = next((c for c in mro if name in vars(c)), None)
+    if function.__module__ == "__main__" or owner is None or not isinstance(
+            vars(owner)[name], FunctionType):  # (a staticmethod is no method)
+        return function
+    python_class = isinstance(owner, TorchClass)
+    shown = getattr(owner, "_tg_type_name", owner.__name__)
+    code = function.__code__
+    first = code.co_varnames[0] if code.co_argcount else None
 
     def method(*args: Any, **kwargs: Any) -> Any:
-        if not args:
-            raise TypeError(f"descriptor '{name}' of '{owner}' object needs an argument")
-        if not isinstance(args[0], cls):
-            raise TypeError(f"descriptor '{name}' for '{owner}' objects doesn't apply to a "
-                            f"'{type(args[0]).__name__}' object")
-        return function(*args, **kwargs)
+        if not args and first in kwargs:  # `C.f(self=obj)`
+            args = (kwargs.pop(first),)
+        if args and not isinstance(args[0], owner):
+            if not python_class:
+                raise TypeError(f"descriptor '{name}' for '{shown}' objects doesn't apply to "
+                                f"a '{type(args[0]).__name__}' object")
+            foreign = args[0]
+            stand_in = _stand_in_self(foreign)
+            result = function(stand_in, *args[1:], **kwargs)
+            return foreign if result is stand_in else result  # (`return self`)
+        elif not args and not python_class:
+            raise TypeError(f"unbound method {shown.rsplit('.', 1)[-1]}.{name}() needs an "
+                            "argument")
+        return function(*args, **kwargs)  # (no self: Python's own missing-argument error)
     method.__name__, method.__qualname__ = function.__name__, function.__qualname__
     method.__module__ = function.__module__  # so it prints as the function it stands for
     return method
+
+
+class _ForeignSelf:
+    """The `self` an engine method gets for an object of another type: it has no attribute
+    (reading or setting one is Python's AttributeError for that object's type), so the
+    method fails where torch's fails, and never touches the object itself."""
+
+    __slots__ = ("_tg_foreign",)
+
+    def __repr__(self) -> str:  # (a generator may yield `self` before it fails)
+        return repr(object.__getattribute__(self, "_tg_foreign"))
+
+    def __getattribute__(self, name: str) -> Any:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    __delattr__ = __setattr__
+
+
+_FOREIGN: dict[type, type] = {}
+
+
+def _stand_in_self(obj: Any) -> _ForeignSelf:
+    """A _ForeignSelf named as `obj`'s class (`type(self).__name__` in a message is 'int')."""
+    kind = type(obj)
+    stand_in = _FOREIGN.get(kind)
+    if stand_in is None:
+        stand_in = _FOREIGN[kind] = type(kind.__name__, (_ForeignSelf,), {"__slots__": ()})
+    self = stand_in()
+    object.__setattr__(self, "_tg_foreign", obj)
+    return self
 
 
 def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
@@ -201,14 +261,17 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
     An attribute expression in a loop sees the same type again and again: the sandbox
     decision, which depends only on the type, is then made once (an inline cache)."""
     cached: list = [None, None]  # [type, policy] of the last allowed read
+    checked = {kind for kind, methods in BOUNDED_METHODS.items() if name in methods}
 
     def read(obj: Any, policy: AttributePolicy) -> Any:
         kind = type(obj)
         if kind is cached[0] and policy is cached[1]:
             return getattr(obj, name)
         value = get_attribute(obj, name, policy)
-        # only a type-wide answer is cached: not a program's own attribute, not a stand-in
-        if kind is not str and (kind in BUILTIN_PUBLIC or name in getattr(kind, "_tg_public", ())):
+        # only a type-wide answer is cached: not a program's own attribute, not a stand-in,
+        # not a method given with a length check
+        if kind not in checked and (kind in BUILTIN_PUBLIC or
+                                    name in getattr(kind, "_tg_public", ())):
             cached[0], cached[1] = kind, policy
         return value
     read.cached = cached  # for a caller that checks the cache inline, saving a call
@@ -252,15 +315,22 @@ class SafeFormatter(string.Formatter):
                              "are not supported by autodiff")
         return super().get_field(field_name, args, kwargs)
 
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        if conversion in _CONVERSIONS:
+            return bounds.text(value, "str.format", _CONVERSIONS[conversion])
+        return super().convert_field(value, conversion)  # (None, or Python's own error)
+
     def format_field(self, value: Any, format_spec: str) -> str:
-        bounds.check_format_spec(value, format_spec)
-        text = super().format_field(value, format_spec)
+        text = bounds.formatted(value, format_spec, "str.format")
         self.total += len(text)
         if self.total > bounds.MAX_ITEMS:
             raise bounds.too_long("str.format", self.total)
         return text
 
 
-# str methods whose result can be far longer than the string: given with a length check
-_BOUNDED_STR = {"format": lambda text: SafeFormatter().bound(text),
-                "join": bounds.safe_join, "replace": bounds.safe_replace}
+_CONVERSIONS = {"s": str, "r": repr, "a": ascii}
+
+# methods whose result can be far longer than their object: given with a length check
+# (type -> name -> a function of the object that returns the method)
+BOUNDED_METHODS = {str: {"format": lambda text: SafeFormatter().bound(text), **STR_METHODS},
+                   list: LIST_METHODS}

@@ -87,6 +87,49 @@ def test_a_loop_in_c_stops_in_the_repl_and_the_session_goes_on():
     assert proc.out.rstrip().endswith("3\n>>>") or "3\n" in proc.out
 
 
+def test_an_input_over_the_memory_limit_runs_once_in_the_repl_and_the_session_goes_on():
+    """Each input runs once, in a child under the limits that carries the session on: one
+    over the memory limit is reported as the limit and dropped (it ran a second time in
+    the uncapped session, 1.75 GB, and was kept)."""
+    proc, _ = autodiff("repl", "--max-memory", "200M", stdin="x = 2\n"
+                       "z = [[0]*9000000 for i in range(25)]\nprint(x + 1)\nz\n")
+    err = clean(proc, 0, "<stdin>:1:6: MemoryError\n    z = [[0]*9000000 for i in range(25)]",
+                "NameError: name 'z' is not defined")
+    assert proc.out == "3\n" and err.count("MemoryError") == 1
+
+
+def _repl_in_a_session_of_its_own(stdin: bytes):
+    proc = subprocess.Popen([EXE, "repl", "--timeout", "30"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc.stdin.write(stdin)
+    proc.stdin.flush()
+    time.sleep(2)  # (the inputs ran, the last one is inside its loop)
+    return proc
+
+
+def test_ctrl_c_drops_a_repl_input_in_a_loop_and_leaves_no_process_behind():
+    proc = _repl_in_a_session_of_its_own(b"x = 1\ny = 2\nprint(sum(range(10**15)))\n")
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: to the whole process group
+    time.sleep(0.5)
+    proc.stdin.write(b"print(x + y)\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert proc.stdout.read() == b"3\n" and proc.stderr.read().strip() == b"KeyboardInterrupt"
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # every process of the session ended and was waited for
+
+
+@pytest.mark.parametrize("stdin", [b"x = 1\n", b"x = 1\nprint(sum(range(10**15)))\n"])
+def test_sigterm_ends_a_repl_session(stdin):
+    proc = _repl_in_a_session_of_its_own(stdin)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGTERM)  # to the command's process, which passes it on
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - start < 2
+    assert proc.returncode == 143 and err.decode().strip() == "autodiff: terminated"
+
+
 @pytest.mark.parametrize("sig,code,message", [(signal.SIGINT, 130, "autodiff: interrupted"),
                                               (signal.SIGTERM, 143, "autodiff: terminated")])
 def test_signals_stop_a_loop_in_c(tmp_path, sig, code, message):
@@ -119,6 +162,32 @@ def test_ctrl_c_stops_every_worker_of_test_at_once(tmp_path):
 
 
 # --- process limits outside `run`, and input read through them --------------------------
+
+@pytest.mark.parametrize("body,where", [
+    ("    try:\n        x = 1 / 0\n    except Exception as e:\n        kept.append(e)\n", "2:"),
+    ("    kept.append([1])\n", "3:5"),
+])
+def test_a_program_that_keeps_all_it_makes_ends_at_the_memory_limit(tmp_path, body, where):
+    """It fills the address space with small objects: when every allocation fails, CPython
+    cannot unwind the error by itself (it looped there until the deadline, or lost the
+    exception: SystemError), nor could the diagnostic be written (an internal error). The
+    reserve the capped process holds is let go at the limit: the usual diagnostic, exit 3."""
+    program = write(tmp_path, "kept.tg", "kept = []\nwhile True:\n" + body)
+    proc, seconds = autodiff("run", program, "--max-memory", "100M")
+    err = clean(proc, LIMIT, f"kept.tg:{where}", ": MemoryError")
+    assert "SystemError" not in err and seconds < 55
+
+
+def test_a_shuffled_loader_over_the_memory_limit_is_refused_at_once(tmp_path):
+    program = write(tmp_path, "loader.tg", "from torch.utils.data import Dataset, DataLoader\n"
+                    "class Rows(Dataset):\n    def __len__(self):\n        return 2 * 10**8\n"
+                    "    def __getitem__(self, i):\n        return i\n"
+                    "for batch in DataLoader(Rows(), shuffle=True):\n    pass\n")
+    proc, seconds = autodiff("run", program, "--max-memory", "100M")
+    clean(proc, LIMIT, "loader.tg:7:14: MemoryError: a tensor of shape [200000000] (int64) "
+                       "needs 1,600,000,000 bytes, over the memory limit of 104,857,600 bytes")
+    assert seconds < 1 + START
+
 
 @pytest.mark.parametrize("command", ["graph", "explain", "check"])
 def test_memory_is_capped_under_every_command(tmp_path, command):

@@ -79,6 +79,52 @@ PROGRAMS = [
     "x = torch.Size.numel([1, 2])\n",
     "print(torch.Tensor.add(torch.ones(2), 1), torch.Size.numel(torch.Size([2, 3])))\n",
     "print(torch.Size.count((1, 2), 1))\n",
+    "x = torch.Tensor.add()\n",
+    # ... where torch's class is Python: its function runs, and fails at the first attribute
+    # it reads of that `self` (a generator, when it is first iterated)
+    "import torch.nn as nn\nprint(nn.Module.parameters(5))\nprint(list(nn.Module.parameters(5)))\n",
+    "import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "print(super(Net, Net).parameters(5))\nprint(list(super(Net, Net).parameters(5)))\n",
+    "import torch.nn as nn\nx = nn.Linear.forward(5, torch.ones(2))\n",
+    "import torch.nn as nn\nx = nn.Module.train(5)\n",
+    "import torch.nn as nn\nx = nn.Module.parameters()\n",
+    "import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "x = super(Net, Net).forward(5, torch.ones(2))\n",
+    """import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+    def forward(self, x):
+        return self.fc(x)
+class Plain:
+    def f(self, k=1):
+        return k
+    @staticmethod
+    def s(v):
+        return v
+x = torch.ones(2)
+print(Plain.f(5), Plain.f(5, k=3), Plain.s(4))
+for make in (lambda: nn.Module.parameters(5), lambda: super(Net, Net).parameters(5),
+             lambda: nn.Module.parameters(self=5), lambda: nn.Module.named_parameters(5),
+             lambda: nn.Module.children(5), lambda: nn.Conv2d.modules(5)):
+    it = make()
+    print(type(it).__name__)
+    try:
+        print(list(it))
+    except AttributeError as e:
+        print("AttributeError:", e)
+for call in (lambda: nn.Linear.forward(5, x), lambda: Net.forward(5, x),
+             lambda: nn.Module.zero_grad(5), lambda: nn.Module.train(5),
+             lambda: nn.Module.train(5, 2), lambda: nn.Module.eval(5),
+             lambda: nn.Module.parameters(), lambda: torch.Tensor.add(5, 1),
+             lambda: torch.Tensor.add(), lambda: torch.Size.numel([2])):
+    try:
+        print(call())
+    except (AttributeError, TypeError, ValueError) as e:
+        print(type(e).__name__ + ":", e)
+print(len(list(nn.Module.parameters(Net()))), nn.Linear.forward(nn.Linear(2, 1), x).shape)
+""",
     # sizes of results
     "print(torch.ones(1).expand(3, 2).clone())\n",
     "print(torch.where(torch.ones(3, 1) > 0, torch.ones(1, 2), 0.0))\n",

@@ -286,6 +286,7 @@ ENGLISH_ON_PURPOSE = {
     "guard.py": ("the process was killed by the system", "the program used more CPU time than ",
                  "the process crashed (", "the program ran longer than ",
                  "the process ended (exit code "),
+    "repl_process.py": ("the session's process ended without an exit status",),  # (as guard's)
     "source.py": ("source code cannot contain null bytes", "the program is larger than ",
                   "No such file or directory", "Is a directory"),
     "live.py": ("was never closed", "got end of file", "maximum recursion depth exceeded",

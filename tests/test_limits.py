@@ -67,6 +67,27 @@ def test_tensor_over_the_memory_limit_is_refused_before_allocating(source):
     assert "bytes" in error.message and "shape [" in error.message
 
 
+HUGE_DATASET = ("from torch.utils.data import Dataset, DataLoader\n"
+                "class Rows(Dataset):\n    def __len__(self):\n        return 2 * 10**8\n"
+                "    def __getitem__(self, i):\n        return i\n")
+
+
+def test_a_shuffled_loader_is_refused_at_once_as_randperm_is():
+    """A shuffled DataLoader orders its rows by randperm (torch's RandomSampler): the order
+    meets the one tensor-size check, before anything is drawn; in order, nothing is made."""
+    with Session(max_bytes=100 << 20).active():
+        started = time.monotonic()
+        error = _error(HUGE_DATASET + "for batch in DataLoader(Rows(), shuffle=True):\n    pass\n")
+        assert time.monotonic() - started < 1.0
+        randperm = _error("x = torch.randperm(2 * 10**8)\n")
+        out = io.StringIO()
+        result = run_source(HUGE_DATASET + "for batch in DataLoader(Rows(), batch_size=2):\n"
+                            "    print(batch)\n    break\n", "limits.tg", out=out)
+    assert error.error_class == "MemoryError" and error.message == randperm.message
+    assert "shape [200000000] (int64)" in error.message and error.line == 7
+    assert result.error is None and out.getvalue() == "tensor([0, 1])\n"
+
+
 @pytest.mark.parametrize("write", ["y **= big", "y.add_(big)", "y.clamp_(min=big)",
                                    "y.copy_(big)", "y.sin_()"])
 def test_an_in_place_write_that_cannot_fit_computes_nothing(write):
@@ -118,7 +139,25 @@ def test_print_options_belong_to_one_run():
     "x = '{0}{0}'.format('a' * 6000000)", "s = 'a' * 10**7\nx = s + s", "s = 'a' * 10**7\ns += s",
     "s = 'a' * 6 * 10**6\nx = f'{s}{s}'", "l = [0] * 10**7\nl += l", "t = (0,) * 10**7\nt = t + t",
     "x = ''.join(['a' * 10**6] * 11)", "x = ('a' * 10**4).replace('', 'a' * 10**4)",
-    "x = ('ab' * 10**6).replace('a', 'abcdefghijk')", "s = '%*d'\ns %= (10**9, 1)"])
+    "x = ('ab' * 10**6).replace('a', 'abcdefghijk')", "s = '%*d'\ns %= (10**9, 1)",
+    # a width, or case: a string far longer than the one given
+    "x = 'a'.ljust(5 * 10**7)", "x = 'a'.rjust(10**8, '-')", "x = 'a'.center(10**8)",
+    "x = '1'.zfill(10**8)", "x = ('\u00df' * 9000000).upper()",
+    # a list or tuple made from an iterable, known long or taken one past the bound
+    "l = [1]\nfor i in range(30):\n    l.extend(l)", "l = []\nl.extend(range(10**9))",
+    "l = []\nl += range(10**9)", "l = [0] * 10**6\nl *= 20", "x = list(range(10**9))",
+    "x = tuple(range(10**9))", "x = sorted(range(10**9))", "x = sum([[0] * 10**6] * 11, [])",
+    "def f(*a):\n    pass\nf(*range(10**9))",
+    "l = [1] * 10**7\nl.append(1)\nx = list(filter(None, l))",
+    "x = ''.join(s for s in ['a' * 10**6] * 11)",
+    # the text of a list that holds one long string many times (or itself, nested)
+    "x = str(['x' * 9000000] * 8)", "x = repr(['x' * 9000000] * 8)",
+    "x = format(['x' * 9000000] * 8)", "print(['x' * 9000000] * 8)",
+    "x = f\"{['x' * 9000000] * 8!r}\"", "x = f\"{['x' * 9000000] * 8}\"",
+    "x = '{!r}'.format(['x' * 9000000] * 8)", "x = '{}'.format({'k': ('x' * 9000000,) * 2})",
+    "s = 'x' * 9000000\nx = '%s%s' % (s, s)", "x = '%(a)r' % {'a': ['x' * 9000000] * 2}",
+    "l = ['x' * 10**6]\nfor i in range(5):\n    l = [l, l]\nx = str(l)",
+    "x = str(ValueError(['x' * 9000000] * 2))"])
 def test_long_strings_and_lists_are_refused_whatever_makes_them(source):
     error = _error(source)
     assert error.error_class == "MemoryError" and "over the limit of 10,000,000" in error.message

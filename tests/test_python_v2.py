@@ -49,6 +49,37 @@ def late():
     return [f() for f in fs]
 print(late())
 """,
+    "bounded_builtins_and_methods": """
+a = [1]
+b = a
+a *= 2
+a += (3,)
+a += range(2)
+a.extend("xy")
+a.extend(v for v in [7])
+print(b, a is b, sorted(b, key=str), sorted([3, 1], reverse=True), sum([[1], [2]], [0]))
+print(sum([(1,), (2,)], ()), sum([1.5, 2], start=1), sum([]), list(range(3)), list(), tuple("ab"))
+print(str([1, "a", (2.5, None)]), repr({"k": [1]}), str(), str(2), repr("a'b"))
+print(format([1]), format(3.14159, ".2f"), "%s|%r" % ([1], "q"), "%d%%" % 5)
+print("%(k)s %(k)r" % {"k": [1, "z"]}, "{!r} {!s} {}".format("a", [2], (3,)), f"{[1, 'b']!r} {'c'!s:>3}")
+print("a".ljust(3, "-"), "a".rjust(3), "a".center(5, "*"), "7".zfill(3), "ab".upper(), "AB".lower())
+print("a b".title(), "ab".capitalize(), ", ".join(str(v) for v in range(3)), "-".join("abc"))
+l = [1]
+l.insert(0, l)
+print(l, str(l), repr([l, l]), type(list), type([]) is list, type("") == str, type(()) in (list, tuple))
+print(isinstance([], list), isinstance("", (list, str)), list, tuple, str, sorted, sum, repr, format)
+print(list.__name__, type(sorted), sorted.__name__, list((1, 2)) == [1, 2], type(list("ab")))
+def f(*args):
+    return args
+print(f(*range(3)), f(*"ab"), f(*[1], *(2,)), str(ValueError("bad", 1)), str(KeyError("k")))
+for bad in (lambda: sorted(), lambda: sum(), lambda: repr(), lambda: format(), lambda: list(1),
+            lambda: tuple(1, 2), lambda: str(1, 2, 3, 4), lambda: "a".ljust(), lambda: "a".upper(1),
+            lambda: [].extend(), lambda: [].extend(1), lambda: sum(["a"], ""), lambda: f(*1)):
+    try:
+        bad()
+    except TypeError as e:
+        print(e)
+""",
     "lambdas_and_builtins": """
 square = lambda x: x * x
 pairs = [(3, 'c'), (1, 'a'), (2, 'b')]
@@ -391,9 +422,35 @@ for v in forever():
 squares = (v * v for v in forever())
 print(next(squares), next(squares))
 """,
+    "generator_return_value": """
+def g():
+    yield 1
+    return 5
+def bare():
+    yield 1
+    return
+def none():
+    yield 1
+    return None
+def pair():
+    yield 1
+    if True:
+        return (1, 2)
+def ends():
+    yield 1
+for f in (g, bare, none, pair, ends):
+    it = f()
+    next(it)
+    try:
+        next(it)
+    except StopIteration as e:
+        print(e.args, e.value, e, repr(e))
+print(list(g()), [v for v in pair()])
+""",
 }
 GENERATOR_ERRORS = {
     "next_of_an_exhausted_generator": "def g():\n    yield 1\nit = g()\nnext(it)\nnext(it)\n",
+    "next_after_a_generator_returned": "def g():\n    yield 1\n    return 5\nit = g()\nnext(it)\nnext(it)\n",
     "error_inside_a_generator": "def g(x):\n    yield 1 / x\nprint(list(g(0)))\n",
     "generator_already_executing": "def g():\n    yield next(it)\nit = g()\nnext(it)\n",
     "yield_from_a_number": "def g():\n    yield from 3\nlist(g())\n",
