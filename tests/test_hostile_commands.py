@@ -371,3 +371,60 @@ def test_a_line_separator_in_a_comment_keeps_the_quoted_line(tmp_path):
     program = write(tmp_path, "sep.tg", "x = 1  # one\u2028two\ny = nope\n")
     proc, _ = autodiff("run", program)
     clean(proc, 1, "sep.tg:2:5: NameError: name 'nope' is not defined\n    y = nope\n")
+
+
+# --- no text of a program drives the reader's terminal -----------------------------------
+
+OSC52, CLEAR = "\x1b]52;c;cHduZWQ=\x07", "\x1b[2J"  # a clipboard write, a screen clear
+RAW = ("\x1b", "\x07", "\x9b", "\u202e")  # ESC, BEL, CSI, a bidi override
+
+
+def no_raw_control(proc) -> None:
+    for text in (proc.out, proc.err):
+        assert not any(ch in text for ch in RAW), text
+
+
+def test_a_program_output_in_a_test_diff_is_shown_escaped(tmp_path):
+    write(tmp_path, "p.tg", f"print({OSC52!r})\nprint({CLEAR!r})\nprint('tab\\tcr\\r')\n")
+    write(tmp_path, "p.out", "something else\n")
+    proc, _ = autodiff("test", tmp_path)
+    clean(proc, 1)
+    no_raw_control(proc)
+    assert "+\\x1b]52;c;cHduZWQ=\\x07\n+\\x1b[2J\n+tab\tcr\\r\n" in proc.out
+
+
+MESSAGE = OSC52 + " \u202eevil \x9b2J"
+HOSTILE = ("x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"
+           f"print({CLEAR!r})\nraise RuntimeError({MESSAGE!r})\n")
+
+
+@pytest.mark.parametrize("command", [("graph",), ("graph", "-f", "mermaid"), ("explain",),
+                                     ("check",), ("run",), ("run", "--quiet")])
+def test_an_error_message_is_shown_escaped_by_every_command(tmp_path, command):
+    write(tmp_path, "h.tg", HOSTILE)
+    proc, _ = autodiff(*command, "h.tg", cwd=tmp_path)
+    err = clean(proc, 1, "h.tg:5:1: RuntimeError: \\x1b]52;c;cHduZWQ=\\x07 \\u202eevil \\x9b2J")
+    if command[0] == "run":  # the program's own output stays byte for byte, as PyTorch's
+        assert proc.stdout.startswith(CLEAR.encode() + b"\n")
+        proc.out = proc.out.replace(CLEAR, "")
+    no_raw_control(proc)
+    if command == ("graph",):  # the tree's headline too
+        assert proc.out.startswith("(the graph built before the program stopped with an error: "
+                                   "h.tg:5:1: RuntimeError: \\x1b]52;c;cHduZWQ=")
+    assert err.count("h.tg:5:1: RuntimeError") == 1  # the diagnostic, once
+
+
+def test_the_repl_shows_output_and_errors_escaped():
+    proc, _ = autodiff("repl", stdin=f"print({CLEAR!r})\nraise RuntimeError({OSC52!r})\n")
+    clean(proc, 0, "<stdin>:1:1: RuntimeError: \\x1b]52;c;cHduZWQ=\\x07\n")
+    no_raw_control(proc)
+    assert proc.out == "\\x1b[2J\n"
+
+
+def test_a_control_character_in_a_source_line_keeps_the_caret_under_it(tmp_path):
+    proc, _ = autodiff("run", write(tmp_path, "c.tg", "s = '\x1b[2J' + nope\n"))
+    err = clean(proc, 1, "c.tg:1:14: NameError")  # Python counts the ESC as one column
+    quoted, caret = err.splitlines()[1:3]
+    assert quoted == "    s = '\\x1b[2J' + nope"
+    assert caret.index("^") == quoted.index("nope")
+
