@@ -47,6 +47,11 @@ def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:
             raise _file_error(filename, "Permission denied") from None
         except OSError as exc:
             raise _file_error(filename, exc.strerror or str(exc)) from None
+    return source_from_bytes(data, filename)
+
+
+def source_from_bytes(data: bytes, filename: str) -> LoadedSource:
+    """A program's text from the bytes read (at most MAX_SOURCE_BYTES + 1 of them)."""
     if len(data) > MAX_SOURCE_BYTES:
         raise TgError("MemoryError", f"the program is larger than {MAX_SOURCE_BYTES:,} bytes, the "
                       "limit for .tg programs", filename=filename, exit_code=EXIT_LIMIT)
