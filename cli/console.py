@@ -20,10 +20,15 @@ THEME = Theme({
 
 
 def make_console(out: TextIO, *, no_color: bool = False) -> Console:
-    """A console on `out`; `no_color` turns colour and styles off, else Rich decides."""
-    return Console(file=out, theme=THEME, no_color=True if no_color else None,
-                   color_system=None if no_color else "auto",
-                   highlight=False, soft_wrap=True, emoji=False)
+    """A console on `out`; `no_color` turns colour and styles off, else Rich decides. What it
+    prints shows control characters as escapes (cli/terminal.py), whatever `out` is."""
+    from .terminal import VisibleText, raw_stream
+
+    console = Console(file=raw_stream(out), theme=THEME, no_color=True if no_color else None,
+                      color_system=None if no_color else "auto",
+                      highlight=False, soft_wrap=True, emoji=False)
+    console.push_render_hook(VisibleText())
+    return console
 
 
 def draws_in_colour(console: Console) -> bool:

@@ -22,26 +22,28 @@ import time
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from autodiff.parser.diagnostics import TgError
 from autodiff.parser.i18n import N_, _
 
+from .golden_files import Unreadable, discover, expected_paths, is_regular, read_regular, read_text
+from .golden_report import (FAILED, PASSED, SKIPPED, CaseResult, Suite, json_summary, junit_xml,
+                            print_failures)
 from .guard import ProcessLimits
 from .limits import DEFAULT_TIMEOUT, RunLimits, applied, process_limits
 from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
+from .source import display_name
 
 __all__ = ["Expected", "CaseResult", "Suite", "UpdateResult", "DEFAULT_TIMEOUT", "discover",
            "expected_paths", "read_expected", "run_program", "check_program", "run_suite",
            "expected_from_autodiff", "expected_from_torch", "sync_expected", "update_expected",
            "unified_diff", "junit_xml", "json_summary", "golden_tests"]
 
-PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 REFERENCES = ("autodiff", "torch")
 TORCH_WARNING = N_("autodiff: warning: --reference torch runs each program as real Python with "
                    "PyTorch: only a program whose every name is of the .tg language runs, "
                    "behind the walls docs/security.md describes")
-_SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
 @dataclass
@@ -53,92 +55,17 @@ class Expected:
     hints: str = field(default="", compare=False)  # the hint block after the error (stderr)
 
 
-@dataclass
-class CaseResult:
-    program: str
-    status: str  # passed | failed | skipped
-    reason: str = ""  # one line: why it failed or was skipped
-    diff: str = ""  # plain unified diff of expected against actual
-    seconds: float = 0.0
-    stderr: str = ""  # warnings the program printed (not compared)
-
-
-@dataclass
-class Suite:
-    results: list[CaseResult]
-    seconds: float
-    jobs: int
-
-    def count(self, status: str) -> int:
-        return sum(r.status == status for r in self.results)
-
-    @property
-    def ok(self) -> bool:
-        return self.count(FAILED) == 0
-
-    def summary(self) -> str:
-        """The plain last line: `N passed, M failed`, plus `, K skipped` when some were."""
-        skipped = self.count(SKIPPED)
-        line = _("{passed} passed, {failed} failed, {skipped} skipped") if skipped else \
-            _("{passed} passed, {failed} failed")
-        return line.format(passed=self.count(PASSED), failed=self.count(FAILED), skipped=skipped)
-
-
-# --- finding programs and their expected files ---------------------------------------
-
-def discover(paths: Iterable[str]) -> list[Path]:
-    """The .tg files named or found (recursively, hidden folders left out), sorted per path."""
-    found: dict[Path, None] = {}
-    for raw in paths:
-        top = Path(raw)
-        if top.is_file():
-            found[top] = None
-        elif top.is_dir():
-            for folder, dirs, files in os.walk(top):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
-                for name in sorted(files):
-                    if name.endswith(".tg"):
-                        found[Path(folder) / name] = None
-        else:
-            raise UsageError(_("no such file or folder: {path}").format(path=raw))
-    return list(found)
-
-
-def expected_paths(program: Path) -> tuple[Path, Path]:
-    """NAME.out and NAME.err beside NAME.tg."""
-    return program.with_suffix(".out"), program.with_suffix(".err")
-
-
-class Unreadable(Exception):
-    """An expected file that is not UTF-8 text (a folder, binary data, no permission)."""
-
-
-MAX_EXPECTED_BYTES = 100_000_000  # an expected output larger than this is not a golden
-
-
-def _read_text(path: Path) -> str:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_EXPECTED_BYTES + 1)
-    except OSError as exc:
-        raise Unreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_EXPECTED_BYTES:
-        raise Unreadable(f"cannot read {path}: larger than {MAX_EXPECTED_BYTES:,} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Unreadable(f"cannot read {path}: not UTF-8 text (byte {data[exc.start]:#04x} at "
-                         f"offset {exc.start})") from None
-
+# --- expected files (cli/golden_files.py finds and reads them) ----------------------
 
 def read_expected(program: Path) -> Expected | None:
     """The expected files of a program, or None when it has neither (it is skipped); raises
     Unreadable for an expected file that is not text."""
     out_path, err_path = expected_paths(program)
-    if not out_path.exists() and not err_path.exists():
+    has_out, has_err = os.path.lexists(out_path), os.path.lexists(err_path)  # a link counts
+    if not has_out and not has_err:
         return None
-    stdout = _read_text(out_path) if out_path.exists() else None
-    error = _read_text(err_path).rstrip("\r\n") if err_path.exists() else None
+    stdout = read_text(out_path) if has_out else None
+    error = read_text(err_path).rstrip("\r\n") if has_err else None
     return Expected(stdout, error)
 
 
@@ -146,23 +73,26 @@ def read_expected(program: Path) -> Expected | None:
 
 def _error_line(error: TgError) -> str:
     """`ErrorClass: message`, the message's first line only (as the reference keeps torch's:
-    a message may go on, e.g. torch's list of a function's signatures)."""
+    a message may go on, e.g. torch's list of a function's signatures). A lone surrogate,
+    which no file can hold, is its escape `\\udXXX` (as NAME.err written by --update)."""
     line = f"{error.error_class}: {error.message}" if error.message else error.error_class
-    return line.splitlines()[0] if line else line
+    line = line.splitlines()[0] if line else line
+    return line.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple[Expected, str]:
-    """Run a program as `autodiff run --quiet` does; its actual output, and its warnings."""
+    """Run a program as `autodiff run --quiet` does; its actual output, and its warnings.
+    Raises Unreadable for a program that is not a regular file (a link is not followed)."""
     from autodiff.interpreter import run_source
     from autodiff.interpreter.reference import normalize_addresses
     from autodiff.parser.hints import hint_block
 
-    from .source import load_source
-
+    from .source import MAX_SOURCE_BYTES, source_from_bytes
     from .trace import Capture
 
+    data = read_regular(program, MAX_SOURCE_BYTES)
     try:
-        source = load_source(str(program))
+        source = source_from_bytes(data, display_name(program))
     except TgError as exc:
         return Expected("", _error_line(exc)), ""
     out, err = Capture(), io.StringIO()
@@ -182,11 +112,11 @@ def unified_diff(expected: str, actual: str, expected_name: str, actual_name: st
 
 def _compare(program: Path, want: Expected, got: Expected) -> tuple[str, str]:
     """(reason, diff); an empty reason means the program passed."""
-    out_path, err_path = expected_paths(program)
+    program_name, out_path, err_path = map(display_name, (program, *expected_paths(program)))
     reasons, diffs = [], []
     if want.stdout is not None and got.stdout != want.stdout:
         reasons.append(f"stdout differs from {out_path}")
-        diffs.append(unified_diff(want.stdout, got.stdout, str(out_path), f"{program} stdout"))
+        diffs.append(unified_diff(want.stdout, got.stdout, out_path, f"{program_name} stdout"))
     if got.error != want.error:
         if want.error is None:
             reasons.append(f"raised {got.error.split(':')[0]}, but there is no {err_path}")
@@ -196,23 +126,24 @@ def _compare(program: Path, want: Expected, got: Expected) -> tuple[str, str]:
             reasons.append(f"error differs from {err_path}")
         diffs.append(unified_diff(f"{want.error}\n" if want.error is not None else "",
                                   f"{got.error}\n" if got.error is not None else "",
-                                  str(err_path), f"{program} error") + got.hints)
+                                  err_path, f"{program_name} error") + got.hints)
     return "; ".join(reasons), "".join(diffs)
 
 
 def check_program(program: str | Path, timeout: float | None = DEFAULT_TIMEOUT) -> CaseResult:
     """Run one program and compare it with its expected files (the worker's task)."""
     program = Path(program)
+    name = display_name(program)  # the reports' name for it: one line, every byte shown
     start = time.perf_counter()
     try:
         want = read_expected(program)
+        if want is None:
+            return CaseResult(name, SKIPPED, f"no {display_name(expected_paths(program)[0])}")
+        got, warnings = run_program(program, timeout)
     except Unreadable as exc:
-        return CaseResult(str(program), FAILED, str(exc))
-    if want is None:
-        return CaseResult(str(program), SKIPPED, f"no {expected_paths(program)[0]}")
-    got, warnings = run_program(program, timeout)
+        return CaseResult(name, FAILED, str(exc))
     reason, diff = _compare(program, want, got)
-    return CaseResult(str(program), FAILED if reason else PASSED, reason, diff,
+    return CaseResult(name, FAILED if reason else PASSED, reason, diff,
                       time.perf_counter() - start, warnings)
 
 
@@ -291,7 +222,7 @@ class _Progress:
 
 
 def _failed(program: Path, reason: str) -> CaseResult:
-    return CaseResult(str(program), FAILED, reason)
+    return CaseResult(display_name(program), FAILED, reason)
 
 
 def run_suite(programs: Sequence[Path], *, jobs: int | None = None,
@@ -328,9 +259,11 @@ def expected_from_torch(program: Path, timeout: float | None = DEFAULT_TIMEOUT,
     its own, which holds `max_memory` itself; `misspellings` as there)."""
     from autodiff.interpreter.reference import run_with_torch
 
-    result = run_with_torch(program.read_text(encoding="utf-8"), filename=str(program),
-                            timeout=timeout or 60.0, max_memory=max_memory,
-                            misspellings=misspellings)
+    from .source import MAX_SOURCE_BYTES
+
+    text = read_regular(program, MAX_SOURCE_BYTES).decode("utf-8")
+    result = run_with_torch(text, filename=display_name(program), timeout=timeout or 60.0,
+                            max_memory=max_memory, misspellings=misspellings)
     failed = result.exit_code != 0
     return Expected(result.stdout, (result.error or f"exit code {result.exit_code}")
                     if failed else None)
@@ -339,15 +272,20 @@ def expected_from_torch(program: Path, timeout: float | None = DEFAULT_TIMEOUT,
 def sync_expected(program: Path, expected: Expected, *,
                   check: bool = False) -> list[tuple[str, str]]:
     """Make NAME.out / NAME.err say `expected`: (path, wrote | removed) for each change; with
-    check, write nothing and list (path, missing | differs | should not exist)."""
+    check, write nothing and list (path, missing | differs | should not exist). Raises
+    Unreadable, and changes neither file, when one is there but is not a regular file (a
+    symbolic link is never written through, nor replaced)."""
     from .files import write_atomic
+    from .golden_files import MAX_EXPECTED_BYTES
 
     out_path, err_path = expected_paths(program)
-    wants = {out_path: (expected.stdout or "").encode("utf-8"),
-             err_path: None if expected.error is None else f"{expected.error}\n".encode("utf-8")}
+    wants = {out_path: expected.stdout or "",
+             err_path: None if expected.error is None else f"{expected.error}\n"}
+    there = {path: is_regular(path) for path in wants}  # both checked before either is written
     changes = []
-    for path, want in wants.items():
-        have = path.read_bytes() if path.exists() else None
+    for path, text in wants.items():
+        want = None if text is None else text.encode("utf-8", "backslashreplace")
+        have = read_regular(path, MAX_EXPECTED_BYTES) if there[path] else None
         if have == want:
             continue
         if check:
@@ -359,7 +297,7 @@ def sync_expected(program: Path, expected: Expected, *,
         else:
             write_atomic(str(path), want)
             state = "wrote"
-        changes.append((str(path), state))
+        changes.append((display_name(path), state))
     return changes
 
 
@@ -368,13 +306,16 @@ def _update_one(program: Path, reference: str, timeout: float | None, check: boo
     from autodiff.interpreter.reference import ReferenceRefused
 
     make = expected_from_torch if reference == "torch" else expected_from_autodiff
+    name = display_name(program)
     try:
         expected = make(program, timeout, max_memory, misspellings)
+        return UpdateResult(name, sync_expected(program, expected, check=check))
+    except Unreadable as exc:  # the program or an expected file is not a regular file
+        return UpdateResult(name, [], str(exc))
     except ReferenceRefused as exc:  # its text is the diagnostic, with the caret line
-        return UpdateResult(str(program), [], f"refused, not run under PyTorch:\n{exc}")
-    except Exception as exc:  # ReferenceRunError, ReferenceTimeout, an unreadable file
-        return UpdateResult(str(program), [], f"{type(exc).__name__}: {exc}")
-    return UpdateResult(str(program), sync_expected(program, expected, check=check))
+        return UpdateResult(name, [], f"refused, not run under PyTorch:\n{exc}")
+    except Exception as exc:  # ReferenceRunError, ReferenceTimeout, text that is not UTF-8
+        return UpdateResult(name, [], f"{type(exc).__name__}: {exc}")
 
 
 def _update_result(data: dict) -> UpdateResult:
@@ -406,75 +347,8 @@ def update_expected(programs: Sequence[Path], *, reference: str = "torch",
         process_limits(run_limits)
     with _Progress(err or sys.stderr, len(programs), label, no_color) as advance:
         return _pool_map(task, programs, jobs, advance,
-                         lambda program, why: UpdateResult(str(program), [], why), limits,
+                         lambda program, why: UpdateResult(display_name(program), [], why), limits,
                          _update_result)
-
-
-# --- reports ---------------------------------------------------------------------
-
-def _xml_text(text: str) -> str:
-    """Drop characters XML 1.0 cannot hold (a program may print control characters)."""
-    return "".join(ch for ch in text if ch in "\t\n\r" or " " <= ch <= "\ud7ff"
-                   or "\ue000" <= ch <= "\ufffd" or ch >= "\U00010000")
-
-
-def junit_xml(suite: Suite, name: str = "autodiff test") -> str:
-    """A JUnit XML report in the common (Jenkins) schema: one testcase per program."""
-    import socket
-    import xml.etree.ElementTree as ET
-    from datetime import datetime, timezone
-
-    counts = {"tests": str(len(suite.results)), "failures": str(suite.count(FAILED)),
-              "errors": "0", "skipped": str(suite.count(SKIPPED)), "time": f"{suite.seconds:.3f}"}
-    root = ET.Element("testsuites", name=name, **counts)
-    stamp = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat()
-    testsuite = ET.SubElement(root, "testsuite", name=name, **counts, timestamp=stamp,
-                              hostname=socket.gethostname())
-    for r in suite.results:
-        path = Path(r.program)
-        case = ET.SubElement(testsuite, "testcase", name=path.name,
-                             classname=path.parent.as_posix().strip("/").replace("/", ".")
-                             or ".", time=f"{r.seconds:.3f}")  # no `file`: not in the schema
-        if r.status == SKIPPED:
-            ET.SubElement(case, "skipped", message=_xml_text(r.reason))
-        elif r.status == FAILED:
-            failure = ET.SubElement(case, "failure", message=_xml_text(r.reason),
-                                    type="OutputMismatch")
-            failure.text = _xml_text(r.diff)
-        if r.stderr:
-            ET.SubElement(case, "system-err").text = _xml_text(r.stderr)
-    ET.indent(root)
-    body = ET.tostring(root, encoding="unicode")
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
-
-
-def json_summary(suite: Suite) -> dict[str, Any]:
-    """The `--json` document (schema autodiff.test/1, see docs/golden-testing.md)."""
-    return {"schema": "autodiff.test/1", "passed": suite.count(PASSED),
-            "failed": suite.count(FAILED), "skipped": suite.count(SKIPPED),
-            "seconds": round(suite.seconds, 3), "jobs": suite.jobs,
-            "results": [{**asdict(r), "seconds": round(r.seconds, 3)} for r in suite.results]}
-
-
-def _print_failures(suite: Suite, out: TextIO, no_color: bool) -> None:
-    failures = [r for r in suite.results if r.status == FAILED]
-    if not failures:
-        return
-    from rich.text import Text
-
-    from .console import draws_in_colour, make_console
-
-    console = make_console(out, no_color=no_color)
-    if not draws_in_colour(console):  # raw: Rich would expand the tabs of a diff
-        for r in failures:
-            out.write(f"FAILED {r.program}: {r.reason}\n{r.diff}")
-        return
-    styles = {"+": "green", "-": "red", "@": "cyan", "\\": "dim"}
-    for r in failures:
-        console.print(Text.assemble(("FAILED", "fail"), f" {r.program}: {r.reason}"))
-        for line in r.diff.splitlines():
-            head = "bold" if line.startswith(("--- ", "+++ ")) else styles.get(line[:1], "")
-            console.print(Text(line, style=head))
 
 
 # --- the command -------------------------------------------------------------------
@@ -492,7 +366,7 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
     def action() -> int:
         if jobs is not None and jobs < 1:
             raise UsageError(_("-j must be at least 1"))
-        programs = discover(paths or ["."])
+        programs = discover(paths or ["."], warn=lambda message: err.write(message + "\n"))
         if not programs:
             raise UsageError(_("no .tg programs under {paths}").format(
                 paths=" ".join(paths or ["."])))
@@ -509,7 +383,7 @@ def golden_tests(paths: Sequence[str] | None = None, *, jobs: int | None = None,
         if as_json:
             out.write(json.dumps(json_summary(suite), indent=2) + "\n")
         else:
-            _print_failures(suite, out, no_color)
+            print_failures(suite, out, no_color)
             out.write(suite.summary() + "\n")
         return EXIT_OK if suite.ok else EXIT_FAILED
 

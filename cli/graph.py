@@ -15,12 +15,12 @@ from autodiff.engine.graph import AccumulateGrad, accumulate_node, watched_grad_
 from autodiff.engine.tensor import Tensor
 from autodiff.parser.i18n import _
 
+from .graph_formats import partial_note, to_dot, to_json, to_mermaid
 from .limits import RunLimits
 from .names import Namer, dtype_text, shape_text
 from .outcome import EXIT_OK, ToolError, UsageError, guarded
 from .trace import Trace
 
-GRAPH_SCHEMA_ID = "autodiff.graph/1"
 FORMATS = ("tree", "dot", "mermaid", "json")
 TEXT_SUFFIXES = {".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".json": "json", ".txt": "tree"}
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
@@ -28,6 +28,9 @@ MAX_TREE_DEPTH = 100  # levels the tree view draws
 PAGE_SUFFIX = ".html"
 SHOWABLE = ("values", "grads", "saved")
 PNG_DPI = 150  # Graphviz's default 72 makes a small, blurry picture
+# a PNG's longest side at most: rasterizing costs by the pixel (a 600-node comb of leaves,
+# unscaled, is 875 megapixels and 65 s); a larger drawing is scaled down to fit
+MAX_PNG_SIDE = 4096
 LABEL_ELEMENTS = 12  # a --show value with more elements is drawn as its first one and "…"
 WIDE = 10_000  # the tree's width when not drawn on a terminal: never cut a line
 
@@ -84,6 +87,7 @@ class Graph:
     root: str
     nodes: list[GraphNode]
     error: str | None = None  # the program stopped with this error: the graph built before it
+    folded: int = 0  # nodes a drawing leaves out, folded into one (cli/graph_fold.py)
 
 
 def pick_root(trace: Trace, root: str | None) -> Tensor:
@@ -180,70 +184,7 @@ def input_meta(node, i: int) -> tuple[list[int] | None, str | None]:
     return list(shape), dtype_text(from_numpy(dt))
 
 
-# --- formats ----------------------------------------------------------------------------
-
-def node_lines(g: GraphNode, details: frozenset | None = None) -> list[str]:
-    """The label lines every format shows: op, `name · line N`, `[shape] dtype`, then the
-    --show details (only those in `details`, when given)."""
-    lines = [g.op]
-    if g.name:
-        lines.append(f"{g.name} · " + _("line {n}").format(n=g.line) if g.line else g.name)
-    if g.shape is not None:
-        lines.append(g.summary())
-    return lines + [line for kind, line in g.details_by_kind()
-                    if details is None or kind in details]
-
-
-def partial_note(graph: Graph) -> str | None:
-    return _("(the graph built before the program stopped with an error: {error})").format(
-        error=graph.error) if graph.error else None
-
-
-def to_dot(graph: Graph, details: frozenset | None = None) -> str:
-    out = ["digraph autograd {", "  rankdir=TB;",
-           '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica"];',
-           '  edge [color="#555555"];']
-    if graph.error:
-        out += [f'  label="{_dot_escape(partial_note(graph))}";', "  labelloc=t;",
-                '  fontname="Helvetica";', '  fontcolor="#b00020";']
-    for g in graph.nodes:
-        label = "\\n".join(_dot_escape(s) for s in node_lines(g, details))
-        extra = ', fillcolor="#e3f4e1"' if g.leaf else ""
-        out.append(f'  {g.id} [label="{label}"{extra}];')
-    for g in graph.nodes:
-        out.extend(f"  {g.id} -> {child};" for child in g.inputs)
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
-def _dot_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def to_mermaid(graph: Graph) -> str:
-    out = ["flowchart TD"]
-    if graph.error:
-        out.append(f"  %% {partial_note(graph)}")
-        out.append(f'  partial["{partial_note(graph).replace(chr(34), "#quot;")}"]')
-        out.append("  style partial fill:#fde8e8,stroke:#b00020")
-    for g in graph.nodes:
-        label = "<br/>".join(s.replace('"', "#quot;") for s in node_lines(g))
-        shape = ('(["', '"])') if g.leaf else ('["', '"]')
-        out.append(f"  {g.id}{shape[0]}{label}{shape[1]}")
-    for g in graph.nodes:
-        out.extend(f"  {g.id} --> {child}" for child in g.inputs)
-    return "\n".join(out) + "\n"
-
-
-def to_json(graph: Graph) -> str:
-    document = {"schema": GRAPH_SCHEMA_ID, "file": graph.file, "root": graph.root,
-                "nodes": [g.document() for g in graph.nodes]}
-    if graph.error:
-        document["error"] = graph.error  # optional: the graph is what was built before it
-    from .report import dump_json
-
-    return dump_json(document)
-
+# --- the tree (the other formats: cli/graph_formats.py) ------------------------------
 
 def tree_text(graph: Graph) -> str:
     """The tree as plain text (what `-o graph.txt` writes)."""
@@ -343,7 +284,8 @@ def render_graphviz(dot_text: str, suffix: str) -> bytes:
                           "install the `graphviz` package (Debian/Ubuntu: apt-get install "
                           "graphviz; macOS: brew install graphviz), or write .dot/.mmd/.json "
                           "instead").format(suffix=suffix))
-    extra = [f"-Gdpi={PNG_DPI}"] if suffix == ".png" else []
+    side = f"{MAX_PNG_SIDE / PNG_DPI:.2f}"
+    extra = [f"-Gdpi={PNG_DPI}", f"-Gsize={side},{side}"] if suffix == ".png" else []
     done = subprocess.run([exe, f"-T{suffix[1:]}", *extra], input=dot_text.encode("utf-8"),
                           capture_output=True, check=False)
     if done.returncode != 0:
@@ -395,6 +337,7 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
             raise UsageError(_("-o {name}: the suffix must be one of {names}").format(
                 name=output, names=", ".join(known)))
         page = suffix == PAGE_SUFFIX
+        folded = 0  # nodes the drawing leaves out
         with applied(limits):  # the deadline covers the drawing and Graphviz too
             trace = trace_source(load_source(path), err=err, record_steps=bool(asked) or page)
             try:  # the page's panel shows every detail; its drawing only what --show asks
@@ -407,13 +350,18 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
                     render_tree(graph, out, no_color=no_color)
                 else:
                     out.write(_TEXT_WRITERS[fmt](graph))
-            elif suffix in RENDER_SUFFIXES:
-                write_atomic(output, render_graphviz(to_dot(graph), suffix))
-            elif suffix == PAGE_SUFFIX:
-                from .graph_page import graph_page
+            elif suffix in RENDER_SUFFIXES or suffix == PAGE_SUFFIX:
+                from .graph_fold import for_drawing
 
-                drawn = to_dot(graph, details=asked)
-                write_atomic(output, graph_page(graph, render_graphviz(drawn, ".svg")))
+                drawing = for_drawing(graph)  # a graph too big for Graphviz: its first nodes
+                folded = drawing.folded
+                if suffix == PAGE_SUFFIX:
+                    from .graph_page import graph_page
+
+                    svg = render_graphviz(to_dot(drawing, details=asked), ".svg")
+                    write_atomic(output, graph_page(graph, svg))
+                else:
+                    write_atomic(output, render_graphviz(to_dot(drawing), suffix))
             else:
                 write_atomic(output, _TEXT_WRITERS[TEXT_SUFFIXES[suffix]](graph))
         if trace.error is not None:  # the drawing is out; now the error, as run shows it
@@ -421,7 +369,12 @@ def graph_path(path: str, *, root: str | None = None, fmt: str = "tree",
         if output is not None:
             wrote = _("wrote {file} ({count} nodes, built before the program stopped with an "
                       "error)") if trace.error is not None else _("wrote {file} ({count} nodes)")
-            err.write(wrote.format(file=output, count=len(graph.nodes)) + "\n")
+            err.write(wrote.format(file=display_name(output), count=len(graph.nodes)) + "\n")
+            if folded:
+                err.write(_("(too many for Graphviz to lay out: the drawing shows {drawn} of "
+                            "them and folds the other {folded} into one node; -f json or -f dot "
+                            "has every node)").format(drawn=len(graph.nodes) - folded,
+                                                      folded=f"{folded:,}") + "\n")
         return EXIT_OK if trace.error is None else max(trace.error.exit_code, EXIT_FAILED)
 
     return guarded(action, err, subject=display_name(path), no_color=no_color)

@@ -3,7 +3,9 @@ the graph, where clicking or hovering a node fills a panel with its grad_fn, the
 made it, shape, dtype, value and gradient (and what it saved).
 
 The node data rides in the page as JSON read by a short script; every program-made string
-reaches the page through `textContent`, never as markup.
+reaches the page through `textContent`, never as markup. The SVG is Graphviz's, drawn from
+DOT whose labels cli/graph_formats.py escaped; the page's own texts (the title, the note of
+an error) are escaped here, their control characters shown as escapes first.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from __future__ import annotations
 import html
 import json
 
-from .graph import Graph, partial_note
+from autodiff.parser.display import visible
+
+from .graph import Graph
+from .graph_formats import partial_note
 
 _STYLE = """
 body { margin: 0; font-family: Helvetica, Arial, sans-serif; display: flex; height: 100vh; }
@@ -84,10 +89,13 @@ def graph_page(graph: Graph, svg: bytes) -> str:
         document = g.document()
         nodes[g.id] = {key: document.get(key) for key in
                        ("op", "name", "line", "shape", "dtype", "value", "grad", "saved")}
-    data = json.dumps(nodes, ensure_ascii=False).replace("</", "<\\/")
+    # a lone surrogate as its JSON escape; every `<` escaped, so no `</script` or `<!--` ends
+    # or bends the script element
+    data = json.dumps(nodes, ensure_ascii=False).encode("utf-8", "backslashreplace").decode(
+        "utf-8").replace("<", "\\u003c")
     note = partial_note(graph)
-    partial = f'<p id="partial">{html.escape(note)}</p>' if note else ""
-    title = html.escape(f"autodiff graph: {graph.file}")
+    partial = f'<p id="partial">{_html_text(note)}</p>' if note else ""
+    title = _html_text(f"autodiff graph: {graph.file}")
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{title}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
             f"<div id=\"drawing\">{partial}{drawing}</div>\n"
@@ -95,3 +103,7 @@ def graph_page(graph: Graph, svg: bytes) -> str:
             f"<dl id=\"details\"></dl></div>\n"
             f"<script type=\"application/json\" id=\"graph-data\">{data}</script>\n"
             f"<script>{_SCRIPT}</script>\n</body>\n</html>\n")
+
+
+def _html_text(text: str) -> str:
+    return html.escape(visible(text, keep="\n"))

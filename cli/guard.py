@@ -152,7 +152,9 @@ def _child(task: Callable[[], Any], limits: ProcessLimits, write_fd: int, return
                 else internal_error_message(detail)
             payload = b""
             try:
-                os.write(2, (message + "\n").encode("utf-8", "backslashreplace"))
+                from autodiff.parser.display import visible  # past the stream's guard
+
+                os.write(2, (visible(message) + "\n").encode("utf-8", "backslashreplace"))
             except OSError:
                 pass
     finally:

@@ -103,6 +103,10 @@ def main(
 ) -> None:
     import numpy
 
+    from .terminal import guard_streams
+
+    # Whatever a program prints or names, no text autodiff writes can drive the terminal
+    guard_streams()
     # The views compute on the program's values after it ran (differences, norms): inf and
     # nan there are results to show, not NumPy warnings for the user. This process is ours.
     numpy.seterr(all="ignore")

@@ -40,7 +40,9 @@ def run_path(path: str, *, quiet: bool = False, out: TextIO | None = None,
 def _run_quiet(source: LoadedSource, out: TextIO, err: TextIO) -> int:
     from autodiff.interpreter import run_source
 
-    result = run_source(source.text, source.filename, out=out, err=err)
+    from .terminal import raw_stream
+
+    result = run_source(source.text, source.filename, out=raw_stream(out), err=err)
     out.flush()
     if result.error is not None:
         raise ProgramError(result.error, source.text)
@@ -52,7 +54,10 @@ def _run_reported(source: LoadedSource, out: TextIO, err: TextIO, show, as_json:
     from .report import build_report, render_report, report_document, write_json
     from .trace import trace_source
 
-    trace = trace_source(source, out=None if as_json else out, err=err)
+    from .terminal import raw_stream
+
+    # the program's output byte for byte, as PyTorch prints it; the report after it is ours
+    trace = trace_source(source, out=None if as_json else raw_stream(out), err=err)
     out.flush()
     if as_json:
         from autodiff.parser.i18n import language

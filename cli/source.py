@@ -19,32 +19,39 @@ class LoadedSource:
 
 
 def display_name(path: str) -> str:
-    """The name diagnostics give the program at `path` ('-' is standard input)."""
-    return "<stdin>" if path == "-" else path
+    """The name diagnostics give the program at `path` ('-' is standard input): one line, a
+    control character (a newline too) or an undecodable byte shown as its escape."""
+    from autodiff.parser.display import visible
+
+    return "<stdin>" if path == "-" else visible(str(path), keep="")
 
 
 def load_source(path: str, stdin: TextIO | None = None) -> LoadedSource:
     """Read a program file (or stdin for '-') as text, or raise a positioned TgError."""
     # read one byte past the limit, never all of it: `-` may be /dev/zero. A FIFO with no
     # writer blocks here, under the deadline of the command (cli/limits.py)
+    filename = display_name(path)
     if path == "-":
         stream = stdin or sys.stdin
         data = stream.buffer.read(MAX_SOURCE_BYTES + 1) if hasattr(stream, "buffer") else \
             stream.read(MAX_SOURCE_BYTES + 1).encode("utf-8", "surrogateescape")
-        filename = display_name(path)
     else:
-        filename = path
         try:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_SOURCE_BYTES + 1)
         except FileNotFoundError:
-            raise _file_error(path, "No such file or directory") from None
+            raise _file_error(filename, "No such file or directory") from None
         except IsADirectoryError:
-            raise _file_error(path, "Is a directory") from None
+            raise _file_error(filename, "Is a directory") from None
         except PermissionError:
-            raise _file_error(path, "Permission denied") from None
+            raise _file_error(filename, "Permission denied") from None
         except OSError as exc:
-            raise _file_error(path, exc.strerror or str(exc)) from None
+            raise _file_error(filename, exc.strerror or str(exc)) from None
+    return source_from_bytes(data, filename)
+
+
+def source_from_bytes(data: bytes, filename: str) -> LoadedSource:
+    """A program's text from the bytes read (at most MAX_SOURCE_BYTES + 1 of them)."""
     if len(data) > MAX_SOURCE_BYTES:
         raise TgError("MemoryError", f"the program is larger than {MAX_SOURCE_BYTES:,} bytes, the "
                       "limit for .tg programs", filename=filename, exit_code=EXIT_LIMIT)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .display import caret_line  # columns as a terminal shows them (CJK text: two each)
+from .display import caret_line, visible  # what a terminal shows (CJK text: two columns)
 
 EXIT_SYNTAX = 2  # syntax errors and unsupported constructs
 EXIT_RUNTIME = 1  # errors raised while the program runs
@@ -86,7 +86,9 @@ class TgError(Exception):
         elif self.end_line is not None and self.end_line > self.line:
             width = max(len(text.rstrip()) - col + 1, 1)  # span continues on later lines
         text, col, width = _window(text, col, width)
-        return f"{self.headline()}\n    {text}\n    {caret_line(text, col, width)}"
+        # a control character is quoted as its escape; the caret line counts the escape's width
+        quoted = visible(text, keep="\t")
+        return f"{self.headline()}\n    {quoted}\n    {caret_line(text, col, width)}"
 
 
 MAX_QUOTED = 240  # characters of a source line a diagnostic quotes: a line can be megabytes

@@ -1,15 +1,44 @@
-"""Terminal columns of source text: a caret must sit under the character a terminal shows.
+"""What a terminal shows of a text: its control characters made visible, and the columns it
+takes, so a caret sits under the character it points at.
 
-East Asian Wide and Fullwidth characters (Chinese, Japanese, Korean text, full-width
-punctuation) take two columns; combining marks and zero-width format characters none.
+A program's text (its output, an error message, a file name) may hold control characters:
+`ESC[2J` clears a terminal, OSC 52 writes its clipboard, a bidi override reorders the line.
+`visible` shows each as an escape (`\\x1b`, `\\u202e`), as does a lone surrogate, which no
+encoding can write. East Asian Wide and Fullwidth characters take two columns; combining
+marks and zero-width format characters none; an escaped character the width of its escape.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+# C0 and C1 controls, DEL, the bidi controls (embeddings, overrides, isolates, marks) and
+# lone surrogates; \t and \n are left to `keep`
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def escape_char(ch: str) -> str:
+    """The escape `visible` writes for one character: \\n, \\x1b, \\u202e."""
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def visible(text: str, keep: str = "\n\t") -> str:
+    """`text` with every control character but those in `keep` shown as its escape."""
+    if not _UNSAFE.search(text):
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else escape_char(m.group()),
+                       text)
 
 
 def char_width(ch: str) -> int:
+    if ch != "\t" and _UNSAFE.match(ch):  # shown as its escape (a tab stays a tab)
+        return len(escape_char(ch))
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1

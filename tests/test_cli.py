@@ -170,6 +170,66 @@ def test_text_outputs_are_written_atomically(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".autodiff-")] == []
 
 
+OUTPUTS = {  # every option that writes a file, with the file's name
+    "graph -o": lambda target: ["graph", "samples/retain_grad.tg", "-o", target],
+    "test --junit-xml": lambda target: ["test", "samples/retain_grad.tg", "--junit-xml", target],
+}
+
+
+def _device(path: Path) -> Path:
+    """A character device node like /dev/null (1, 3); a link to /dev/null without the right."""
+    try:
+        os.mknod(path, 0o666 | __import__("stat").S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        path.symlink_to("/dev/null")
+    return path
+
+
+@pytest.mark.parametrize("option", list(OUTPUTS))
+def test_an_output_onto_a_device_or_fifo_is_written_into_never_replaced(tmp_path, option):
+    import stat
+
+    suffix = ".txt" if option == "graph -o" else ".xml"
+    device = _device(tmp_path / f"device{suffix}")
+    done = cli(*OUTPUTS[option](str(device)))
+    assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+    assert stat.S_ISCHR(os.stat(device).st_mode)  # still the device node, not a regular file
+    link = tmp_path / f"null{suffix}"  # /dev/stdout-like: a link to a device
+    link.symlink_to("/dev/null")
+    assert cli(*OUTPUTS[option](str(link))).returncode == 0 and link.is_symlink()
+    fifo = tmp_path / f"fifo{suffix}"
+    os.mkfifo(fifo)
+    done = cli(*OUTPUTS[option](str(fifo)))  # nobody reads it: an error, not a wait forever
+    assert done.returncode == 1 and f"cannot write {fifo}: no process reads that FIFO" in \
+        done.stderr and "Traceback" not in done.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    folder = tmp_path / f"folder{suffix}"
+    folder.mkdir()
+    done = cli(*OUTPUTS[option](str(folder)))
+    assert done.returncode == 1 and f"cannot write {folder}: it is a folder;" in done.stderr
+    secret = tmp_path / "secret"  # a link to a regular file is replaced, never written through
+    secret.write_text("keep\n")
+    planted = tmp_path / f"planted{suffix}"
+    planted.symlink_to(secret)
+    assert cli(*OUTPUTS[option](str(planted))).returncode == 0
+    assert secret.read_text() == "keep\n" and not planted.is_symlink() and planted.stat().st_size
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".autodiff-")] == []
+
+
+def test_a_fifo_with_a_reader_is_written_into(tmp_path):
+    import threading
+
+    fifo = tmp_path / "report.xml"
+    os.mkfifo(fifo)
+    read = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_text()))
+    reader.start()
+    __import__("time").sleep(0.2)
+    done = cli("test", "samples/retain_grad.tg", "--junit-xml", str(fifo))
+    reader.join(60)
+    assert done.returncode == 0 and read and read[0].startswith("<?xml"), done.stderr
+
+
 # --- check -----------------------------------------------------------------------------
 
 BACKWARD_SAMPLES = sorted(  # samples that call backward and run to the end (no .err golden)

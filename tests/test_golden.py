@@ -315,3 +315,87 @@ def test_a_dying_child_fails_its_program_and_the_run_goes_on():
     assert "without a result" in results[1].reason
     assert "internal error" in results[2].reason and "SIGSEGV" in results[2].reason
     assert results[3].reason.startswith("TimeoutError: the program ran longer than 1 s")
+
+
+# --- a student's folder: names, depths and files of every kind ------------------------------
+
+def _cli(*args, cwd=None, env=None) -> subprocess.CompletedProcess:
+    done = subprocess.run([EXE, *map(str, args)], capture_output=True, timeout=120, cwd=cwd,
+                          env={**ENV, **(env or {})})
+    done.out, done.err = done.stdout.decode(), done.stderr.decode()
+    assert "Traceback" not in done.err and "internal error" not in done.err, done.err
+    return done
+
+
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_file_names_no_report_can_hold_as_they_are(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    for name in (b"ctl\x01", b"bad\xff", b"good"):  # a control character, bytes not UTF-8
+        (folder / os.fsdecode(name + b".tg")).write_text("print(1)\n")
+        (folder / os.fsdecode(name + b".out")).write_text("1\n" if name == b"good" else "2\n")
+    report = tmp_path / "r.xml"
+    done = _cli("test", "t", "--junit-xml", report, cwd=tmp_path,
+                env={"PYTHONIOENCODING": "utf-8:strict"})  # as under a UTF-8 locale
+    assert done.returncode == EXIT_FAILED
+    assert "FAILED t/bad\\udcff.tg: stdout differs from t/bad\\udcff.out\n" in done.out
+    assert "FAILED t/ctl\\x01.tg: stdout differs from t/ctl\\x01.out\n" in done.out
+    assert done.out.endswith("1 passed, 2 failed\n") and "\x01" not in done.out
+    root = ET.parse(report).getroot()  # well-formed, whatever the names
+    _conforms(root)
+    assert sorted(case.get("name") for case in root.iter("testcase")) == \
+        ["bad\\udcff.tg", "ctl\\x01.tg", "good.tg"]
+    document = json.loads(_cli("test", "t", "--json", cwd=tmp_path).out)
+    assert problems(document, "test") == []
+    assert sorted(r["program"] for r in document["results"]) == \
+        ["t/bad\\udcff.tg", "t/ctl\\x01.tg", "t/good.tg"]
+
+
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_a_folder_1500_levels_deep_and_a_link_loop(tmp_path):
+    deep = tmp_path
+    for _ in range(1500):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    (deep / "p.tg").write_text("print(1)\n")
+    (deep / "p.out").write_text("1\n")
+    (tmp_path / "loop").symlink_to(tmp_path)  # a link is never walked: no loop
+    (tmp_path / "d" / "up").symlink_to("..")
+    start = time.monotonic()
+    try:
+        done = _cli("test", ".", cwd=tmp_path)
+        assert done.returncode == EXIT_OK and done.out == "1 passed, 0 failed\n", done.err
+        assert time.monotonic() - start < 60
+    finally:  # bottom up: pytest's own clean-up of old tmp folders recurses, 1,500 deep
+        while deep != tmp_path:
+            for entry in deep.iterdir():  # the folder below is gone: files and links
+                entry.unlink()
+            deep.rmdir()
+            deep = deep.parent
+
+
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_a_golden_that_is_not_a_regular_file_is_never_read_nor_written(tmp_path):
+    secret = tmp_path / "secret.txt"  # what a link may point at: the teacher's files
+    secret.write_text("root:x:0:0:secret\n")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    for name in "pqrs":
+        (folder / f"{name}.tg").write_text("print(1)\n")
+    (folder / "p.out").symlink_to(secret)
+    (folder / "q.out").symlink_to(tmp_path / "nowhere")  # dangling: --update must not create it
+    os.mkfifo(folder / "r.out")  # opening it would wait for a writer forever
+    (folder / "s.out").write_text("1\n")
+    (folder / "s.tg").unlink()
+    (folder / "s.tg").symlink_to(secret)  # the program itself
+    done = _cli("test", "t", "--timeout", "5", cwd=tmp_path)
+    assert done.returncode == EXIT_FAILED and "secret" not in done.out, done.out
+    assert "FAILED t/p.tg: t/p.out is a symbolic link, not a regular file" in done.out
+    assert "FAILED t/q.tg: t/q.out is a symbolic link, not a regular file" in done.out
+    assert "FAILED t/r.tg: t/r.out is a FIFO, not a regular file" in done.out
+    assert "FAILED t/s.tg: t/s.tg is a symbolic link, not a regular file" in done.out
+    assert done.out.endswith("0 passed, 4 failed\n")
+    done = _cli("test", "t", "--update", cwd=tmp_path)
+    assert done.returncode == EXIT_FAILED and done.out.endswith("0 updated, 0 unchanged, 4 failed\n")
+    assert secret.read_text() == "root:x:0:0:secret\n" and not (tmp_path / "nowhere").exists()
+    assert (folder / "p.out").is_symlink() and (folder / "q.out").is_symlink()

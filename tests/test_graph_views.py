@@ -155,3 +155,88 @@ def test_html_page_clicked_in_chromium(tmp_path: Path) -> None:
                      "gradient\ntensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])"):
         assert expected in panel, panel
     assert (ARTIFACTS / "graph-page.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- through the console script: hostile labels, big graphs ---------------------------------
+
+EXE = shutil.which("autodiff")
+needs_cli = pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+INJECTION = ('x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * 2).sum()\n'
+             'raise RuntimeError("x\\n  click n0 href \\"javascript:alert(1)\\"\\n'
+             '<img src=x onerror=alert(1)> &#27; \\\\N #quot; `md` \\x1b[2J")\n')
+
+
+def cli(*args, cwd=None) -> subprocess.CompletedProcess:
+    done = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                          env={**__import__("os").environ, "NO_COLOR": "1"}, timeout=120)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    return done
+
+
+@needs_cli
+def test_an_error_message_cannot_inject_into_mermaid(tmp_path: Path) -> None:
+    (tmp_path / "i.tg").write_text(INJECTION)
+    done = cli("graph", "i.tg", "-f", "mermaid", cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    statement = __import__("re").compile(
+        r'  (%% .*|partial\[".*"\]|style partial .*|n\d+\(?\["[^"]*"\]\)?|n\d+ --> n\d+)')
+    assert lines[0] == "flowchart TD" and all(statement.fullmatch(line) for line in lines[1:])
+    assert "click" not in "".join(line for line in lines if not line.startswith(("  %%", "  partial")))
+    note = lines[2]
+    assert "RuntimeError: x<br/>  click n0 href #quot;javascript:alert(1)#quot;<br/>" \
+           "#lt;img src=x onerror=alert(1)#gt; #amp;#35;27; \\N #35;quot; #96;md#96; \\x1b[2J" in note
+    assert "<img" not in done.stdout and "\x1b" not in done.stdout
+
+
+@needs_cli
+def test_an_error_message_cannot_inject_into_dot_svg_or_the_page(tmp_path: Path) -> None:
+    (tmp_path / "i.tg").write_text(INJECTION)
+    dot = cli("graph", "i.tg", "-f", "dot", cwd=tmp_path).stdout
+    [label] = [line for line in dot.splitlines() if line.startswith("  label=")]
+    assert label == ('  label="(the graph built before the program stopped with an error: i.tg:3:1: '
+                     'RuntimeError: x\\n  click n0 href \\"javascript:alert(1)\\"\\n<img src=x '
+                     'onerror=alert(1)> &amp;#27; \\\\N #quot; `md` \\\\x1b[2J)";')
+    if not HAS_DOT:
+        return
+    import xml.dom.minidom
+
+    for suffix in ("svg", "html"):
+        done = cli("graph", "i.tg", "-o", f"g.{suffix}", cwd=tmp_path)
+        assert done.returncode == 1 and f"wrote g.{suffix} (3 nodes" in done.stderr
+        text = (tmp_path / f"g.{suffix}").read_text()
+        assert "<img" not in text and "\x1b" not in text and "&#27;" not in text
+    xml.dom.minidom.parse(str(tmp_path / "g.svg"))  # still XML: no raw control character
+    page = (tmp_path / "g.html").read_text()
+    assert "&lt;img src=x onerror=alert(1)&gt; &amp;#27; \\N #quot; `md` \\x1b[2J)</p>" in page
+
+
+LOOP = ("x = torch.tensor([1.5], requires_grad=True)\ny = x\nfor i in range(400):\n"
+        "    y = y * x + y\ny.backward()\n")
+
+
+@needs_cli
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot is not installed")
+@pytest.mark.parametrize("suffix", ["svg", "png", "html"])
+def test_a_graph_too_big_for_graphviz_is_drawn_folded_in_seconds(tmp_path: Path, suffix) -> None:
+    import time
+
+    (tmp_path / "loop.tg").write_text(LOOP)
+    start = time.monotonic()
+    done = cli("graph", "loop.tg", "-o", f"g.{suffix}", "--timeout", "30", cwd=tmp_path)
+    seconds = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    assert seconds < 15  # about a second of Graphviz (unfolded: minutes); the rest is start-up
+    wrote, note = done.stderr.splitlines()
+    assert wrote == f"wrote g.{suffix} (801 nodes)"
+    assert note.startswith("(too many for Graphviz to lay out: the drawing shows ")
+    assert note.endswith(" into one node; -f json or -f dot has every node)")
+    if suffix != "png":
+        text = (tmp_path / f"g.{suffix}").read_text().replace("&#45;", "-")  # Graphviz's
+        assert "more nodes, not drawn:" in text and "MulBackward0 ×" in text
+        assert "-f json or -f dot has every node" in text
+    else:
+        width, height = _png_size(tmp_path / "g.png")
+        assert max(width, height) <= 4096
+    every = json.loads(cli("graph", "loop.tg", "-f", "json", cwd=tmp_path).stdout)
+    assert len(every["nodes"]) == 801  # the text formats keep every node

@@ -440,3 +440,122 @@ def test_a_line_separator_in_a_comment_keeps_the_quoted_line(tmp_path):
     program = write(tmp_path, "sep.tg", "x = 1  # one\u2028two\ny = nope\n")
     proc, _ = autodiff("run", program)
     clean(proc, 1, "sep.tg:2:5: NameError: name 'nope' is not defined\n    y = nope\n")
+
+
+# --- no text of a program drives the reader's terminal -----------------------------------
+
+OSC52, CLEAR = "\x1b]52;c;cHduZWQ=\x07", "\x1b[2J"  # a clipboard write, a screen clear
+RAW = ("\x1b", "\x07", "\x9b", "\u202e")  # ESC, BEL, CSI, a bidi override
+
+
+def no_raw_control(proc) -> None:
+    for text in (proc.out, proc.err):
+        assert not any(ch in text for ch in RAW), text
+
+
+def test_a_program_output_in_a_test_diff_is_shown_escaped(tmp_path):
+    write(tmp_path, "p.tg", f"print({OSC52!r})\nprint({CLEAR!r})\nprint('tab\\tcr\\r')\n")
+    write(tmp_path, "p.out", "something else\n")
+    proc, _ = autodiff("test", tmp_path)
+    clean(proc, 1)
+    no_raw_control(proc)
+    assert "+\\x1b]52;c;cHduZWQ=\\x07\n+\\x1b[2J\n+tab\tcr\\r\n" in proc.out
+
+
+MESSAGE = OSC52 + " \u202eevil \x9b2J"
+HOSTILE = ("x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"
+           f"print({CLEAR!r})\nraise RuntimeError({MESSAGE!r})\n")
+
+
+@pytest.mark.parametrize("command", [("graph",), ("graph", "-f", "mermaid"), ("explain",),
+                                     ("check",), ("run",), ("run", "--quiet")])
+def test_an_error_message_is_shown_escaped_by_every_command(tmp_path, command):
+    write(tmp_path, "h.tg", HOSTILE)
+    proc, _ = autodiff(*command, "h.tg", cwd=tmp_path)
+    err = clean(proc, 1, "h.tg:5:1: RuntimeError: \\x1b]52;c;cHduZWQ=\\x07 \\u202eevil \\x9b2J")
+    if command[0] == "run":  # the program's own output stays byte for byte, as PyTorch's
+        assert proc.stdout.startswith(CLEAR.encode() + b"\n")
+        proc.out = proc.out.replace(CLEAR, "")
+    no_raw_control(proc)
+    if command == ("graph",):  # the tree's headline too
+        assert proc.out.startswith("(the graph built before the program stopped with an error: "
+                                   "h.tg:5:1: RuntimeError: \\x1b]52;c;cHduZWQ=")
+    assert err.count("h.tg:5:1: RuntimeError") == 1  # the diagnostic, once
+
+
+def test_the_repl_shows_output_and_errors_escaped():
+    proc, _ = autodiff("repl", stdin=f"print({CLEAR!r})\nraise RuntimeError({OSC52!r})\n")
+    clean(proc, 0, "<stdin>:1:1: RuntimeError: \\x1b]52;c;cHduZWQ=\\x07\n")
+    no_raw_control(proc)
+    assert proc.out == "\\x1b[2J\n"
+
+
+def test_a_file_name_is_shown_on_one_line(tmp_path):
+    program = write(tmp_path, "two\nlines\x1b[2J.tg", "x = nope\n")
+    proc, _ = autodiff("run", program)
+    err = clean(proc, 1, "two\\nlines\\x1b[2J.tg:1:5: NameError: name 'nope' is not defined\n")
+    no_raw_control(proc)
+    assert "two\n" not in err
+    write(tmp_path, "two\nlines\x1b[2J.out", "")
+    proc, _ = autodiff("test", tmp_path)
+    clean(proc, 1)
+    no_raw_control(proc)
+    assert "FAILED " in proc.out and "two\\nlines\\x1b[2J.tg: raised NameError" in proc.out
+
+
+def test_a_control_character_in_a_source_line_keeps_the_caret_under_it(tmp_path):
+    proc, _ = autodiff("run", write(tmp_path, "c.tg", "s = '\x1b[2J' + nope\n"))
+    err = clean(proc, 1, "c.tg:1:14: NameError")  # Python counts the ESC as one column
+    quoted, caret = err.splitlines()[1:3]
+    assert quoted == "    s = '\\x1b[2J' + nope"
+    assert caret.index("^") == quoted.index("nope")
+
+
+# --- text no encoding can write ------------------------------------------------------------
+
+SURROGATE = ("x = torch.tensor([1.0], requires_grad=True)\ny = x * 2\n"
+             "raise RuntimeError('\\ud800')\n")
+
+
+def test_a_lone_surrogate_in_an_error_keeps_the_test_report(tmp_path):
+    write(tmp_path, "s.tg", "raise RuntimeError('\\ud800')\n")
+    write(tmp_path, "s.err", "RuntimeError: something else\n")
+    write(tmp_path, "g.tg", "print(1)\n")
+    write(tmp_path, "g.out", "1\n")
+    report = tmp_path / "r.xml"
+    for env in ({}, {"PYTHONIOENCODING": "utf-8:strict"}):  # as under a UTF-8 locale
+        proc = subprocess.run([EXE, "test", tmp_path, "--junit-xml", report], capture_output=True,
+                              env={**ENV, **env}, timeout=120)
+        proc.out, proc.err = proc.stdout.decode(), proc.stderr.decode()
+        clean(proc, 1)
+        assert "+RuntimeError: \\ud800\n" in proc.out and proc.out.endswith("1 passed, 1 failed\n")
+        cases = {c.get("name"): c for c in ET.parse(report).getroot().iter("testcase")}
+        assert "\\ud800" in cases["s.tg"].find("failure").text and list(cases["g.tg"]) == []
+    proc, _ = autodiff("test", tmp_path, "--json")
+    results = {r["program"]: r for r in json.loads(proc.out)["results"]}
+    assert results[str(tmp_path / "g.tg")]["status"] == "passed"
+    assert results[str(tmp_path / "s.tg")]["status"] == "failed"
+    # --update writes the line as it is compared: the escape, which then passes
+    proc, _ = autodiff("test", tmp_path / "s.tg", "--update")
+    clean(proc, 0)
+    assert (tmp_path / "s.err").read_text() == "RuntimeError: \\ud800\n"
+    proc, _ = autodiff("test", tmp_path)
+    clean(proc, 0)
+
+
+@pytest.mark.parametrize("output", [None, "-f dot", "-f mermaid", "-f json", "g.txt", "g.svg",
+                                    "g.html", "g.png"])
+def test_a_lone_surrogate_in_an_error_keeps_every_graph_format(tmp_path, output):
+    if output and output.startswith("g.") and output != "g.txt" and shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    options = [] if output is None else output.split() if output.startswith("-") else \
+        ["-o", tmp_path / output]
+    proc, _ = autodiff("graph", write(tmp_path, "s.tg", SURROGATE), *options)
+    clean(proc, 1, "s.tg:3:1: RuntimeError: \\ud800\n")
+    drawn = proc.out if output is None or output.startswith("-") else \
+        (tmp_path / output).read_bytes().decode("utf-8", "replace")
+    assert "MulBackward0" in drawn or output == "g.png"
+    if output == "-f json":
+        assert json.loads(proc.out)["error"].endswith("s.tg:3:1: RuntimeError: \ud800")
+    elif output not in ("g.png",):
+        assert "\\ud800" in drawn

@@ -294,7 +294,8 @@ ENGLISH_ON_PURPOSE = {
     "golden.py": ("x = 1\n", "stdout differs from ", "should not exist",
                   "refused, not run under PyTorch:\n", "ran to the end, but ",
                   "error differs from ", "out of memory"),
-    "graph.py": ("digraph autograd {",),
+    "golden_files.py": ("a symbolic link", "a character device", "a block device"),
+    "graph_formats.py": ("digraph autograd {",),
     "help_text.py": ("Show this message and exit.", "Install completion for the current shell.",
                      "Show completion for the current shell,"),  # click's, as keys
     "report.py": ("GraphCuts | None",),
