@@ -157,7 +157,7 @@ SYNTAX = [
 
 @pytest.fixture(scope="module")
 def torch_results():
-    return run_many_with_torch(PROGRAMS)
+    return run_many_with_torch(PROGRAMS, misspellings="fail")
 
 
 @needs_torch
