@@ -28,6 +28,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -150,7 +151,6 @@ IMPORTABLE = ("torch", "numpy", "functorch", "torchgen", "sympy", "mpmath", "typ
 # the program runs and any wall is up (it makes cache folders), for a program that names them
 DYNAMO_PRELOAD = ("torch._dynamo",)
 _NEEDS_DYNAMO = re.compile(r"optim|\bfunc\b")
-STOPPED_EXIT = 4  # the child's exit status when it stopped a program (torch_child.REFUSED_EXIT)
 MEMORY_SLACK = 256 << 20  # thread stacks and the allocator's own, above the program's data
 
 
@@ -213,10 +213,10 @@ def _run_jobs(jobs: list[dict], *, timeout: float, python: str, max_memory: int 
         reader = threading.Thread(target=_read_rows, args=(read_end, rows), daemon=True)
         cmd = [python, paths["torch_child.py"], paths["jobs.json"], paths["surface.json"],
                str(write_end), json.dumps(limits)]
-        try:
+        try:  # a session of its own: a timeout ends the program's process with the child's
             child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=work, env=_child_env(home),
-                                     pass_fds=(write_end,))
+                                     pass_fds=(write_end,), start_new_session=True)
         except OSError as exc:
             os.close(read_end)
             raise ReferenceRunError(f"cannot start {python!r}: {exc}") from exc
@@ -226,7 +226,10 @@ def _run_jobs(jobs: list[dict], *, timeout: float, python: str, max_memory: int 
         try:
             stdout, stderr = child.communicate(timeout=timeout)
         except subprocess.TimeoutExpired as exc:
-            child.kill()
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             child.communicate()
             raise ReferenceTimeout(f"{what} did not finish within {timeout:g} s") from exc
         finally:
@@ -244,6 +247,10 @@ def _outcome(row: dict, source: str, shown: str) -> ReferenceResult | ReferenceR
     if row.get("limit") == "memory":
         return ReferenceLimit(f"{shown}: the program reached the memory limit under torch "
                               f"(--max-memory): {row['error']}")
+    if row.get("limit") == "cpu":
+        return ReferenceTimeout(f"{shown}: {row['error']} under torch")
+    if "crashed" in row:
+        return ReferenceRunError(row["crashed"])
     return ReferenceResult(normalize_addresses(row["stdout"]), row["exit_code"], row["error"],
                            row["stderr"])
 
@@ -257,14 +264,14 @@ def reference_outcomes(
     max_memory: int | None = None,
     misspellings: str = "refuse",
 ) -> list[ReferenceResult | ReferenceRunError | None]:
-    """Run many programs under real PyTorch in ONE child process (torch is imported once):
-    for each, its result, the error that refused or stopped it, or None when the child
-    ended before it (a stop ends the child: the programs after it did not run).
+    """Run many programs under real PyTorch from ONE child process (torch is imported once),
+    each in a process forked for it: for each, its result, or the error that refused,
+    stopped or limited it (a stop or a crash ends that program's process alone).
 
-    Each program gets a fresh ``__main__`` namespace, ``torch`` bound unless it imports it
-    itself, grad mode enabled, fresh warning filters, and its own captured stdout, stderr
-    and one-line ``ErrorClass: message``. State that lives inside torch (the random
-    generator, the default dtype) is shared by the programs of one batch. A program ending
+    Each program starts from the state of a fresh process (torch's random generator, its
+    default dtype, warning filters), with a fresh ``__main__`` namespace, ``torch`` bound
+    unless it imports it itself, grad mode enabled, and its own captured stdout, stderr
+    and one-line ``ErrorClass: message``. A program ending
     with ``exit(n)``, n != 0, gets exit code n and no error. ``timeout`` bounds the whole
     batch (default: 60 s plus 2 s per program): past it ``ReferenceTimeout`` is raised, and
     ``ReferenceRunError`` when the child dies without a word. ``max_memory``: the programs'
@@ -301,8 +308,7 @@ def reference_outcomes(
                            max_memory=max_memory or default_max_memory())
     for i, row in zip(todo, rows):
         outcomes[i] = _outcome(row, sources[i], filenames[i])
-    stopped = proc.returncode == STOPPED_EXIT and rows and "refused" in rows[-1]
-    if not stopped and (proc.returncode != 0 or len(rows) < len(todo)):
+    if proc.returncode != 0 or len(rows) < len(todo):
         tail = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:]
         where = f" while running {filenames[todo[len(rows)]]}" if len(rows) < len(todo) else ""
         raise ReferenceRunError(f"reference run failed with exit code {proc.returncode}{where}: "

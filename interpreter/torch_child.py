@@ -21,8 +21,10 @@ walls, each of which would stop the escapes the others miss:
    file size 0, no core files); an empty working folder and a scrubbed environment (the
    parent's part).
 
-A refusal is written to the result pipe as a diagnostic and the child ends with
-`os._exit`, so no `try` of the program can catch it. Results: one JSON line per job.
+Each program runs in a process forked for it (`run_apart`) from one that imported torch
+once: the walls go up in that process only, and a stop ends it with `os._exit`, so no
+`try` of the program can catch it and the next program starts afresh. Results: one JSON
+line per job.
 Python's `ast` positions are 1-based lines and 0-based UTF-8 byte columns.
 """
 
@@ -36,6 +38,7 @@ import json
 import linecache
 import os
 import re
+import signal
 import string
 import sys
 import traceback
@@ -778,6 +781,37 @@ class Child:
         return {"__name__": "__main__", "__builtins__": names}
 
 
+def run_apart(child, job, limits, run):
+    """Run one job in a process forked for it, behind the walls: its result row, or what
+    ended the process. This process imported torch once and never arms the walls itself,
+    so each program starts from the same fresh state (torch's generator, its warnings, the
+    default dtype) and a stop or a crash ends that program alone."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the program's process: it never returns from here
+        try:
+            os.close(read_end)
+            child.results = os.fdopen(write_end, "w", encoding="utf-8")
+            set_limits(limits)
+            arm(child.stop_here, readable_roots(), frozenset(limits.get("importable", ())))
+            run()
+            child.results.flush()
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, encoding="utf-8", errors="replace") as pipe:
+        text = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if text.endswith("\n"):
+        return json.loads(text)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
+        return {"limit": "cpu", "error": f"the program ran longer than "
+                f"{limits.get('cpu_seconds')} s of CPU time"}
+    how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+           else f"exit status {os.WEXITSTATUS(status)}")
+    return {"crashed": f"the process that ran {job['shown']} ended by {how}"}
+
+
 def main(argv):
     jobs_path, surface_path, result_fd = argv[1], argv[2], int(argv[3])
     limits = json.loads(argv[4])
@@ -786,7 +820,6 @@ def main(argv):
     with open(surface_path, encoding="utf-8") as f:
         surface = json.load(f)
     results = os.fdopen(result_fd, "w", encoding="utf-8")
-    child = Child(results, surface)
     try:
         import torch
     except ImportError:
@@ -800,12 +833,14 @@ def main(argv):
     import tempfile
 
     tempfile.gettempdir()  # torch asks for it on first use; finding it writes a probe file
-    set_limits(limits)
-    arm(child.stop_here, readable_roots(), frozenset(limits.get("importable", ())))
     classes = language_classes(surface)
-    child.bases = {cls for cls in map(real_class, surface["bases"]) if cls is not None}
+    bases = {cls for cls in map(real_class, surface["bases"]) if cls is not None}
     for job in jobs:
-        child.run(job, modules, classes, torch)
+        child = Child(None, surface)
+        child.bases = bases
+        row = run_apart(child, job, limits, lambda: child.run(job, modules, classes, torch))
+        results.write(json.dumps(row) + "\n")
+        results.flush()
     results.close()
 
 

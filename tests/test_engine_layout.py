@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tiers import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
@@ -54,6 +55,7 @@ PROGRAM = ("from autodiff.engine.api import torch\n"
            "print(a.grad.tolist(), b.grad.tolist())\n")
 
 
+@slow
 @pytest.mark.parametrize("module", MODULES)
 def test_each_engine_module_imports_alone_first(module):
     """Whatever engine module a process imports first, tensors work completely after it

@@ -5,12 +5,14 @@ import shutil
 import subprocess
 
 import pytest
+from tiers import slow
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzzgen import check_invariant, fuzz_input
 
 
+@slow
 @settings(max_examples=300, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False))
@@ -20,6 +22,7 @@ def test_any_input_keeps_the_invariant(rng):
     assert problem is None, f"{problem}\n--- input ---\n{text}"
 
 
+@slow
 @pytest.mark.skipif(shutil.which("autodiff") is None, reason="console script not installed")
 @pytest.mark.parametrize("command", ["run", "graph", "explain", "check", "repl"])
 def test_console_script_never_shows_a_traceback(tmp_path, command):

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from tiers import slow
 from json_schemas import problems
 
 from autodiff.cli import golden
@@ -65,6 +66,7 @@ def test_missing_path_and_empty_folder_are_usage_errors(tmp_path):
 
 # --- passing, failing, skipping ------------------------------------------------------
 
+@slow
 def test_samples_pass_with_one_and_two_jobs():
     programs = golden.discover([str(SAMPLES)])
     assert len(programs) >= 60

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tiers import slow
 from learner_mistakes import CHINESE, MISTAKES
 
 from autodiff.cli import golden
@@ -159,6 +160,7 @@ def test_the_test_commands_diff_shows_the_hint(tmp_path):
            "y.backward(retain_graph=True)" in result.diff
 
 
+@slow
 @needs_cli
 @pytest.mark.parametrize("quiet", [True, False])
 def test_stdout_is_byte_identical_with_and_without_hints(tmp_path, quiet):

@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from tiers import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -57,6 +58,7 @@ def write(folder: Path, name: str, text: str | bytes) -> Path:
 
 # --- C-level loops stop within the deadline + 1 s under every command ---------------------
 
+@slow
 @pytest.mark.parametrize("command", ["run", "graph", "explain", "check"])
 def test_a_loop_in_c_stops_at_the_deadline(tmp_path, command):
     program = write(tmp_path, "sum.tg", C_LOOP)
@@ -138,6 +140,8 @@ def test_sigterm_ends_a_repl_session(last):
     assert proc.returncode == 143 and err.decode().strip() == "autodiff: terminated"
 
 
+@pytest.mark.parametrize("sig,code,message", [(signal.SIGINT, 130, "autodiff: interrupted"),
+                                              (signal.SIGTERM, 143, "autodiff: terminated")])
 def test_signals_stop_a_loop_in_c(tmp_path, sig, code, message):
     program = write(tmp_path, "sum.tg", C_LOOP)
     proc = subprocess.Popen([EXE, "run", "--quiet", str(program)], stdout=subprocess.PIPE,
@@ -173,6 +177,7 @@ def test_ctrl_c_stops_every_worker_of_test_at_once(tmp_path):
     ("    try:\n        x = 1 / 0\n    except Exception as e:\n        kept.append(e)\n", "2:"),
     ("    kept.append([1])\n", "3:5"),
 ])
+@slow
 def test_a_program_that_keeps_all_it_makes_ends_at_the_memory_limit(tmp_path, body, where):
     """It fills the address space with small objects: when every allocation fails, CPython
     cannot unwind the error by itself (it looped there until the deadline, or lost the
@@ -272,6 +277,7 @@ def test_the_deadline_during_the_report_is_a_diagnostic(tmp_path):
     clean(proc, LIMIT, "TimeoutError: the program ran longer than 1 s")
 
 
+@slow
 @pytest.mark.parametrize("value", ["nan", "inf", "1e300", "0", "-1"])
 def test_bad_timeouts_are_usage_errors(tmp_path, value):
     program = write(tmp_path, "ok.tg", "print(1)\n")
@@ -385,6 +391,7 @@ def test_a_long_power_chain_parses_in_linear_time(tmp_path):
     assert seconds < 5
 
 
+@slow
 def test_ten_thousand_lines_report_in_linear_time(tmp_path):
     text = "x = torch.tensor(1.0, requires_grad=True)\n" + "".join(
         f"t{i} = (x * {i}).detach()\n" if i % 2 else f"t{i} = x * {i}\n" for i in range(2, 10_002))
@@ -415,6 +422,7 @@ def test_explain_skips_the_jacobian_of_a_large_output(tmp_path):
     assert "J is not shown: the output has 2,000 elements" in proc.out
 
 
+@slow
 def test_check_samples_many_leaves_and_says_so(tmp_path):
     # more leaves than the check's element budget (MAX_TOTAL), however fast one run is
     text = "".join(f"w{i} = torch.tensor([0.{i % 10}, 1.0], requires_grad=True)\n"

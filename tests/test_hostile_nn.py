@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from tiers import slow
 
 from test_hostile_commands import EXE, LIMIT, START, autodiff, clean, write
 
@@ -49,6 +50,7 @@ for step in range(10**9):
 """
 
 
+@slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_an_endless_training_loop_stops_at_its_line(tmp_path, command):
     proc, seconds = autodiff(command, write(tmp_path, "train.tg", TRAINING), "--timeout", "1")
@@ -59,6 +61,7 @@ def test_an_endless_training_loop_stops_at_its_line(tmp_path, command):
     assert re.search(r"train\.tg(:\d+:\d+)?: TimeoutError", err) and err.count("Timeout") == 1
 
 
+@slow
 @pytest.mark.parametrize("body,where", [("    while True:\n        pass\n", "hook.tg:3:11"),
                                         ("    print(sum(range(10**15)))\n", "hook.tg")])
 def test_a_hook_that_never_returns_stops_at_the_deadline(tmp_path, body, where):

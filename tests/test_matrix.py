@@ -32,6 +32,7 @@ from typing import Callable, TextIO
 
 import pytest
 from json_schemas import problems as schema_problems
+from tiers import sampled, slow
 
 from autodiff.cli import explain as explain_view
 from autodiff.cli.check import check_path
@@ -288,8 +289,13 @@ def output_problems(sample: Path, name: str, status: int, stdout: str, tmp: Path
     return [] if ok else [f"unexpected output:\n{stdout[:1000]}"]
 
 
-@pytest.mark.parametrize("name", list(COMMANDS))
-@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+# the fast tier runs one command on each sample, the next command on the next sample
+MATRIX = sampled([(sample, name) for sample in SAMPLES for name in COMMANDS],
+                 lambda i, case: i % len(COMMANDS) == (i // len(COMMANDS)) % len(COMMANDS),
+                 ids=lambda case: f"{case[0].stem}-{case[1]}")
+
+
+@pytest.mark.parametrize("sample,name", MATRIX)
 def test_command_on_sample(sample: Path, name: str, tmp_path: Path) -> None:
     if "-o" in COMMANDS[name].args and not HAS_DOT:
         pytest.skip("Graphviz's dot is not installed")
@@ -298,7 +304,7 @@ def test_command_on_sample(sample: Path, name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
-@pytest.mark.parametrize("sample", CONSOLE_SAMPLES)
+@pytest.mark.parametrize("sample", sampled(CONSOLE_SAMPLES, lambda i, _: i % 3 == 0))
 def test_console_script_on_sample(sample: str, tmp_path: Path) -> None:
     path = ROOT / "samples" / f"{sample}.tg"
     found = []

@@ -1,6 +1,7 @@
 """Parser: one program per construct, precedence, positions, and syntax errors."""
 
 import pytest
+from tiers import slow
 
 from autodiff.parser import ast, parse, parse_expression
 from autodiff.parser.diagnostics import TgError
@@ -306,6 +307,7 @@ def _parse_seconds(text: str) -> float:
     "y = a and b and c < d < e\n",      # chains of one operator
     "y = 'a' 'b' 'c' 'd' 'e' 'f'\n",     # adjacent strings, joined once
 ])
+@slow
 def test_parse_time_grows_linearly(unit):
     head = "x = 0\nif x == 0:\n    pass\n" if unit.startswith("elif") else ""
     small = head + "".join(unit.format(i=i) for i in range(2_000))
