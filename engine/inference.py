@@ -8,16 +8,16 @@ and to read its version counter. Ops on inference tensors outside the mode make 
 tensors.
 
 The marks live here, by identity (as nn.Parameter's do: a Tensor has no slot to spare), and
-cost a program that never enters inference mode one test of an empty dict.
+cost a program that never enters inference mode one test of an empty dict. They belong to
+the tensor, not to a run; whether inference mode is on is the run's own (its session's
+`inference`), so a program in another thread inside the mode marks nothing of this one's.
 """
 
 from __future__ import annotations
 
 import weakref
 
-# The active session's inference mode, which session.py keeps here for Tensor._wrap: making a
-# tensor is the hottest path, where looking the session up would cost more than the mark.
-making = False
+from .session import current
 
 # id -> a weak reference to each inference tensor (dropped with it); hot paths test it empty
 # before calling anything here
@@ -63,10 +63,10 @@ def check_saved(inputs, positions) -> None:
 
 
 def check_in_place(t) -> None:
-    if not making and is_inference(t):
+    if is_inference(t) and not current().inference:
         raise RuntimeError(IN_PLACE)
 
 
 def check_requires_grad(t, requires_grad) -> None:
-    if requires_grad and not making and is_inference(t):
+    if requires_grad and is_inference(t) and not current().inference:
         raise RuntimeError(REQUIRES_GRAD)

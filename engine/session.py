@@ -19,7 +19,6 @@ import os
 import time
 from contextlib import contextmanager
 
-from . import inference
 from .classes import TorchClass
 
 
@@ -87,13 +86,11 @@ class Session:
         if self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
         token = _current.set(self)
-        outer_mode, inference.making = inference.making, self.inference
         try:
             with np.errstate(all="ignore"):  # torch makes inf/nan silently (NumPy 2: per context)
                 yield self
         finally:
             _current.reset(token)
-            inference.making = outer_mode
 
 
 class Observers:
@@ -332,15 +329,14 @@ class inference_mode(_GradModeContext):
         previous = (session.grad_enabled, session.inference, session.inference_grad)
         if self._mode:
             session.grad_enabled = session.inference_grad = False
-            session.inference = inference.making = True
+            session.inference = True
         else:
             session.grad_enabled = True
-            session.inference = inference.making = False
+            session.inference = False
         return previous
 
     def _restore(self, session, previous) -> None:
         session.grad_enabled, session.inference, session.inference_grad = previous
-        inference.making = session.inference
 
 
 class set_grad_enabled(_GradModeContext):

@@ -20,6 +20,7 @@ from . import ops_logical, ops_new, ops_pieces, ops_stats  # (after the families
 from . import ops_arrange, ops_conv, ops_embedding  # (built on pieces, logic and shapes)
 from .operands import check_sizes, data_as, infer_array, sum_to, type_word
 from .session import check_allocation
+from .session import current as current_session
 from .printing import format_size, format_spec, format_tensor
 from .registry import FAMILIES, Rules
 
@@ -178,7 +179,7 @@ class Tensor(metaclass=_TensorType):
         t._base = None  # the tensor this one is a view of
         t._accumulator = None
         t._retains_grad = False
-        if inference.making:
+        if current_session().inference:
             inference.mark(t)
         return t
 

@@ -11,6 +11,7 @@ import io
 import pytest
 
 from autodiff.engine import inference
+from autodiff.engine.session import current
 from autodiff.interpreter import compile_program, default_modules
 from autodiff.interpreter.reference import normalize_addresses, run_with_torch, torch_available
 from autodiff.parser import parse
@@ -122,6 +123,7 @@ def test_the_mode_is_off_after_any_run_however_it_ends():
             run_autodiff(HEAD + body)
         except Exception:  # noqa: BLE001 - the program's own error; the mode is what is tested
             pass
-        assert inference.making is False
+        assert current().inference is False
+        assert run_autodiff("print(torch.ones(1).is_inference())\n") == "False\n"
     run_autodiff("import torch\nb = torch.ones(2)\nb.add_(1)\nprint(b.is_inference())\n")
-    assert inference.making is False
+    assert current().inference is False

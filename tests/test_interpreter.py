@@ -163,8 +163,16 @@ GRAD_OFF = ("x = torch.ones(2, requires_grad=True)\ntorch.set_grad_enabled(False
 GRAD_ON = GRAD_OFF.replace("torch.set_grad_enabled(False)", "torch.set_grad_enabled(True)")
 BIG = "y = torch.ones(1000, 1000)\nprint(y.sum())\n"
 SPIN = "x = 0\nwhile True:\n    x = x + 1\n"
+# one program inside inference mode while the other never enters it: each tensor made is an
+# inference tensor exactly in the first
+COUNT_INFERENCE = ("n = 0\nfor i in range({count}):\n"
+                   "    n = n + int(torch.ones(1).is_inference())\nprint(n)\n")
+IN_INFERENCE = ("with torch.inference_mode():\n"
+                + "".join("    " + line + "\n" for line in
+                          COUNT_INFERENCE.format(count=6000).splitlines()))
+NEVER_INFERENCE = COUNT_INFERENCE.format(count=3000)
 THREADED_EXPECTED = {GRAD_OFF: "0 False\n", GRAD_ON: "3000 True\n",
-                     BIG: "tensor(1000000.)\n"}
+                     BIG: "tensor(1000000.)\n", IN_INFERENCE: "6000\n", NEVER_INFERENCE: "0\n"}
 
 
 def test_threaded_programs_print_what_torch_prints():
@@ -176,9 +184,9 @@ def test_threaded_programs_print_what_torch_prints():
         assert done.stdout == expected, done.stderr
 
 
-def test_eight_programs_in_eight_threads_keep_their_own_state():
-    """Grad mode, random streams, memory limits and deadlines belong to each run: eight
-    runs started together in one process each print exactly their golden."""
+def test_ten_programs_in_ten_threads_keep_their_own_state():
+    """Grad mode, inference mode, random streams, memory limits and deadlines belong to each
+    run: ten runs started together in one process each print exactly their golden."""
     from autodiff.engine.session import Session
     from autodiff.interpreter.reference import normalize_addresses
 
@@ -196,6 +204,8 @@ def test_eight_programs_in_eight_threads_keep_their_own_state():
         (GRAD_ON, THREADED_EXPECTED[GRAD_ON], None, {"timeout": 60}),
         (BIG, THREADED_EXPECTED[BIG], None, {"max_bytes": 10**8}),
         (BIG, "", "MemoryError", {"max_bytes": 10**6}),
+        (IN_INFERENCE, THREADED_EXPECTED[IN_INFERENCE], None, {}),
+        (NEVER_INFERENCE, THREADED_EXPECTED[NEVER_INFERENCE], None, {}),
         (SPIN, "", "TimeoutError", {"timeout": 0.5}),
     ]
     start = threading.Barrier(len(runs))

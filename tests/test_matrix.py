@@ -295,8 +295,9 @@ MATRIX = sampled([(sample, name) for sample in SAMPLES for name in COMMANDS],
                  ids=lambda case: f"{case[0].stem}-{case[1]}")
 
 
-@pytest.mark.parametrize("sample,name", MATRIX)
-def test_command_on_sample(sample: Path, name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", MATRIX)
+def test_command_on_sample(case: tuple[Path, str], tmp_path: Path) -> None:
+    sample, name = case
     if "-o" in COMMANDS[name].args and not HAS_DOT:
         pytest.skip("Graphviz's dot is not installed")
     found = problems(sample, name, in_process(sample, COMMANDS[name], tmp_path), tmp_path)

@@ -12,9 +12,9 @@ slow = pytest.mark.slow
 
 
 def sampled(cases, fast, ids=None):
-    """`cases` as parameters: those for which `fast(index, case)` holds in the fast tier, the
-    others marked slow, so the fast tier samples the space the two tiers enumerate."""
-    return [pytest.param(*(case if isinstance(case, tuple) else (case,)),
-                         marks=() if fast(i, case) else slow,
+    """`cases` as the values of one parameter: those for which `fast(index, case)` holds in
+    the fast tier, the others marked slow, so the fast tier samples the space the two tiers
+    enumerate."""
+    return [pytest.param(case, marks=() if fast(i, case) else slow,
                          id=None if ids is None else ids(case))
             for i, case in enumerate(cases)]
