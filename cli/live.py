@@ -11,9 +11,8 @@ from __future__ import annotations
 import io
 from typing import Any, TextIO
 
-from autodiff.interpreter import default_modules, default_policy, first_assignments, new_session
-from autodiff.interpreter import _gc_for_graphs
-from autodiff.interpreter.deadline import Deadline, ProgramStopped
+from autodiff.interpreter import (default_modules, default_policy, execute, first_assignments,
+                                   new_session)
 from autodiff.interpreter.expressions import Context, compile_expr
 from autodiff.interpreter.runtime import Runtime, make_builtins
 from autodiff.interpreter.statements import compile_block
@@ -85,23 +84,8 @@ class LiveProgram:
         except TgError as error:
             return error
         self.rt.out = out
-        error = None
-        value = _NOTHING
-        try:
-            with self.session.active(), _gc_for_graphs(), Deadline(self.seconds), \
-                    ProgramWarnings(FILENAME, text, err):
-                value = action()
-        except TgError as exc:
-            error = exc
-        except ProgramStopped as stop:
-            node = stop.node
-            error = TgError(stop.error_class, stop.message, filename=FILENAME,
-                            line=node.line if node else 1, col=node.col if node else 1,
-                            end_line=node.end_line if node else None,
-                            end_col=node.end_col if node else None, exit_code=stop.exit_code)
-        except RecursionError:
-            error = TgError("RecursionError", "maximum recursion depth exceeded",
-                            filename=FILENAME, line=1, col=1, exit_code=EXIT_RUNTIME)
+        value, error = execute(action, session=self.session, timeout=self.seconds,
+                               filename=FILENAME, source=text, err=err)
         if error is None:
             self.lines.extend(text.split("\n"))
             for name, line in first_assignments(body).items():

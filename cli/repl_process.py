@@ -88,6 +88,8 @@ def _wait_for_session(read_fd: int, pid: int) -> int:
             word, _, number = line.decode().partition(" ")
             if word == "pid":
                 holder[0] = int(number)
+                if terminated:  # it came while the session was handed on: the one before
+                    pass_on(terminated[-1], None)  # may have ended without seeing it
             elif word == "exit":
                 code = int(number)
     os.close(read_fd)

@@ -21,7 +21,7 @@ from .statements import compile_block
 from .deadline import Deadline, DeadlinePassed, ProgramStopped, node_of, timeout_message
 from .warnings_hook import ProgramWarnings
 
-__all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules",
+__all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules", "execute",
            "MathNamespace", "default_policy", "permissive_policy", "TgError"]
 
 # A .tg call runs as a few nested Python calls of the compiled closures, so MAX_CALL_DEPTH
@@ -97,33 +97,44 @@ class Program:
         self.builtins.update(make_builtins(self.rt))
         self.globals.clear()
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
-        error = None
         session = new_session(timeout=timeout) if session is None else session
-        try:
-            with session.active(), _gc_for_graphs(), Deadline(timeout), \
-                    ProgramWarnings(self.filename, self.source, err):
-                self.body(self.globals)
-        except TgError as exc:
-            error = exc
-        except ProgramStopped as stop:
-            node, message = stop.node, stop.message
-            if isinstance(stop, DeadlinePassed):  # raised in this thread by a timer thread
-                node = node_of(stop)  # (an enclosing deadline's, when this run has none)
-                message = timeout_message(timeout) if timeout else stop.message
-            error = TgError(stop.error_class, message, filename=self.filename,
-                            line=node.line if node else 0, col=node.col if node else 0,
-                            end_line=node.end_line if node else None,
-                            end_col=node.end_col if node else None, exit_code=stop.exit_code)
-            # the stopped program's frames live as long as the error: freeing gigabytes
-            # would delay the diagnostic past the guard's grace
-            error.__cause__ = stop
-        except RecursionError:  # Python's own limit, outside any positioned node
-            error = TgError("RecursionError", "maximum recursion depth exceeded",
-                            filename=self.filename, line=1, col=1, exit_code=EXIT_RUNTIME)
+        _, error = execute(lambda: self.body(self.globals), session=session, timeout=timeout,
+                           filename=self.filename, source=self.source, err=err)
         result = RunResult(dict(self.globals), error, dict(self.assigned_lines))
         if error is not None:
             error.scope = result.globals  # the values a hint may name (parser/hints.py)
         return result
+
+
+def execute(action, *, session: Any, timeout: float | None, filename: str, source: str,
+            err: TextIO | None) -> tuple[Any, TgError | None]:
+    """Run compiled program code, `action()`, as every run does (a whole program, or one
+    REPL input against the globals it keeps): in `session`, under the deadline, with the
+    program's warnings shown as Python shows them. Returns (its value, None) or (None, the
+    program's error, positioned): a stop at a limit or the deadline, Python's own recursion
+    limit and a TgError all end the same way whoever runs the code."""
+    try:
+        with session.active(), _gc_for_graphs(), Deadline(timeout), \
+                ProgramWarnings(filename, source, err):
+            return action(), None
+    except TgError as exc:
+        return None, exc
+    except ProgramStopped as stop:
+        node, message = stop.node, stop.message
+        if isinstance(stop, DeadlinePassed):  # raised in this thread by a timer thread
+            node = node_of(stop)  # (an enclosing deadline's, when this run has none)
+            message = timeout_message(timeout) if timeout else stop.message
+        error = TgError(stop.error_class, message, filename=filename,
+                        line=node.line if node else 0, col=node.col if node else 0,
+                        end_line=node.end_line if node else None,
+                        end_col=node.end_col if node else None, exit_code=stop.exit_code)
+        # the stopped program's frames live as long as the error: freeing gigabytes
+        # would delay the diagnostic past the guard's grace
+        error.__cause__ = stop
+        return None, error
+    except RecursionError:  # Python's own limit, outside any positioned node
+        return None, TgError("RecursionError", "maximum recursion depth exceeded",
+                             filename=filename, line=1, col=1, exit_code=EXIT_RUNTIME)
 
 
 class _gc_for_graphs:
