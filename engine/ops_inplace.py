@@ -328,13 +328,16 @@ def inplace_method(fn, name):
     floating = fn is div
 
     signature = inspect.signature(fn)
-    keywords = frozenset(signature.parameters) - {"a", "b"}
+    operands = tuple(signature.parameters)[:2]  # (a, b), or pow's (a, exponent)
+    keywords = frozenset(signature.parameters) - set(operands)
 
     def method(a, b=NotAnOperand, **options):
+        if b is NotAnOperand and operands[1] in options:  # `pow_(exponent=2)`
+            b = options.pop(operands[1])
         for key in options.keys() - keywords:  # (before b's absence: `add_(other=t)` is torch's)
             raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
         if b is NotAnOperand:
-            raise TypeError(f"{name}() missing 1 required positional argument: 'b'")
+            raise TypeError(f"{name}() missing 1 required positional argument: '{operands[1]}'")
         target = a.array
         # an SGD step's `w -= lr * w.grad` under no_grad: the ufunc straight into the storage
         if ufunc is not None and not options and type(target) is np.ndarray \
@@ -361,7 +364,7 @@ def inplace_method(fn, name):
     method.__name__ = method.__qualname__ = name
     # (the op's parameters, its options keyword-only as they are here: what keywords are placed by)
     method.__signature__ = signature.replace(parameters=[
-        p if p.name in ("a", "b") else p.replace(kind=p.KEYWORD_ONLY)
+        p if p.name in operands else p.replace(kind=p.KEYWORD_ONLY)
         for p in signature.parameters.values()])
     return method
 
