@@ -12,7 +12,8 @@ from __future__ import annotations
 from .graph import AccumulateGrad, edge_to
 from .registry import Family, no_in_place
 
-family = Family("Tensor hooks", inplace=no_in_place("a hook registration, not an op"))  # Tensor methods only: no op of its own
+# Tensor methods only: no op of its own
+family = Family("Tensor hooks", inplace=no_in_place("a hook registration, not an op"))
 exposes = family.exposes
 
 

@@ -359,7 +359,8 @@ def _silu_vjp(F, g, out, a):
     return g * s * F.add_scalar(a * F.one_minus(s), 1)
 
 
-SILU = op("SiluBackward0", _silu_vjp, saves="i", explain="silu: a·σ(a)", formulas=("∂/∂a = σ(a)·(1 + a·(1 - σ(a)))",),
+SILU = op("SiluBackward0", _silu_vjp, saves="i", explain="silu: a·σ(a)",
+          formulas=("∂/∂a = σ(a)·(1 + a·(1 - σ(a)))",),
           check=Check(lambda a: silu(a), (any_(3),)))
 
 word("one_minus", lambda t: 1 - t)(

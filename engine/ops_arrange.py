@@ -24,7 +24,8 @@ from .registry import Check, Family, any_, no_in_place
 from .session import check_allocation, warn_once
 from .unsupported import Unsupported
 
-family = Family("Rolls, grids, padding and uniques", inplace=no_in_place("a rearranged or padded copy: a new tensor"))
+family = Family("Rolls, grids, padding and uniques", inplace=no_in_place(
+    "a rearranged or padded copy: a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
 
 

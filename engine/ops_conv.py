@@ -26,7 +26,8 @@ from .registry import Check, Family, any_, no_in_place
 from .session import check_allocation, warn_once
 from .unsupported import Unsupported
 
-family = Family("Convolution and pooling", inplace=no_in_place("a convolution or a pooling: its result has another shape"))
+family = Family("Convolution and pooling", inplace=no_in_place(
+    "a convolution or a pooling: its result has another shape"))
 op, exposes, word = family.op, family.exposes, family.word
 
 

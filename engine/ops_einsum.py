@@ -21,7 +21,8 @@ from .ops_reduce import sum as sum_
 from .ops_shape import permute, reshape, unsqueeze, view
 from .registry import Check, Family, any_, no_in_place
 
-family = Family("Diagonals and einsum", inplace=no_in_place("a diagonal or a contraction: a new shape"))
+family = Family("Diagonals and einsum", inplace=no_in_place(
+    "a diagonal or a contraction: a new shape"))
 op, exposes, word = family.op, family.exposes, family.word
 
 

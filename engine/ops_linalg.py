@@ -289,7 +289,8 @@ ADDMM = op("AddmmBackward0",
            check=Check(lambda b, a, m: addmm(b, a, m), (any_(3), any_(2, 4), any_(4, 3))))
 
 
-@exposes(ADDMM, functions=("addmm",), methods=("addmm",), params=("input", "mat1", "mat2", "out_dtype"),
+@exposes(ADDMM, functions=("addmm",), methods=("addmm",),
+         params=("input", "mat1", "mat2", "out_dtype"),
          inplace=in_place_gap("addmm_ is not offered"))
 def addmm(bias, mat1, mat2, beta=1, alpha=1):
     x, w = mat1.array, mat2.array

@@ -256,7 +256,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # === l1_loss: a composition in torch ============================================================
 
-@exposes(nn=("l1_loss",), params=("input", "target", "size_average", "reduce", "reduction", "weight"))
+@exposes(nn=("l1_loss",),
+         params=("input", "target", "size_average", "reduce", "reduction", "weight"))
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = reduction_of(reduction, size_average, reduce)
     if input.array.shape != target.array.shape:
@@ -474,7 +475,8 @@ def _xlogy_self_vjp(F, g, out, a, b):
 XLOGY = op("XlogyBackward0", _xlogy_self_vjp,
            lambda F, g, out, a, b: g * a / b,
            saves="i", explain="x·log(y), 0 where x = 0 (kl_div's target term)",
-           formulas=("∂/∂x = log y (0 where x = 0, y ≤ 0): xlogy(g, y)", "∂/∂y = x/y: g·x/y"),
+           formulas=("∂/∂x = log y (0 where x = 0, y ≤ 0): xlogy(g, y)",
+                     "∂/∂y = x/y: g·x/y"),
            check=Check(lambda a, b: xlogy(a, b), (any_(2, 3), positive(2, 3))))
 
 

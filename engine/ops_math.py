@@ -88,7 +88,8 @@ SINH = op("SinhBackward0", lambda F, g, out, a: g * F.cosh(a), saves="i",
           explain="hyperbolic sine", formulas=("∂(sinh a)/∂a = cosh a: g·cosh a",),
           check=Check(lambda a: a.sinh(), (any_(3),)))
 ASINH = op("AsinhBackward0", lambda F, g, out, a: g * F.rsqrt(F.add_scalar(a ** 2, 1)), saves="i",
-           explain="inverse hyperbolic sine", formulas=("∂(asinh a)/∂a = 1/√(a² + 1): g/√(a² + 1)",),
+           explain="inverse hyperbolic sine",
+           formulas=("∂(asinh a)/∂a = 1/√(a² + 1): g/√(a² + 1)",),
            check=Check(lambda a: a.asinh(), (any_(3),)))
 
 

@@ -68,7 +68,8 @@ def _split_dim(a, dim):
 
 
 @exposes(SPLIT, SPLIT_SIZES, methods=("split",), params=("input", "split_size", "dim"))
-@exposes(SPLIT, SPLIT_SIZES, functions=("split",), params=("tensor", "split_size_or_sections", "dim"))
+@exposes(SPLIT, SPLIT_SIZES, functions=("split",),
+         params=("tensor", "split_size_or_sections", "dim"))
 def split(a, split_size_or_sections, dim=0):
     d = _split_dim(a, dim)
     n = a.array.shape[d]

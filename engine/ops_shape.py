@@ -265,8 +265,8 @@ def permute(a, *order):
 
 
 @word("transpose", lambda g, d0, d1: np.swapaxes(g, d0, d1))
-@exposes(TRANSPOSE, functions=("swapaxes",), methods=("swapaxes",), params=("input", "axis0", "axis1"),
-         inplace=_RESHAPED_IN_PLACE)
+@exposes(TRANSPOSE, functions=("swapaxes",), methods=("swapaxes",),
+         params=("input", "axis0", "axis1"), inplace=_RESHAPED_IN_PLACE)
 @exposes(TRANSPOSE, functions=("transpose",), methods=("transpose",), inplace=_RESHAPED_IN_PLACE)
 def transpose(a, dim0, dim1):
     d0, d1 = dims((dim0, dim1), a.array.ndim)

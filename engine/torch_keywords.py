@@ -85,8 +85,8 @@ def _into(out, name: str, function, args: list, kwargs: dict, bound: tuple):
 def by_position(exc: Exception, function, name: str, owner, args: list, kwargs: dict):
     """torch's parser takes any positional parameter by its name too (`torch.add(a, other=b)`,
     `x.view(size=(3, 2))`, `F.relu(input=x)`), where the engine's function names it
-    otherwise: after `function` refused such a keyword (or missed the parameter), the arguments with those keywords put
-    in their places, as (args, kwargs); None where that is not the reason or not possible (a
+    otherwise: after `function` refused such a keyword (or missed the parameter), the
+    arguments with those keywords put in their places, as (args, kwargs); None where that is not the reason or not possible (a
     gap: torch's own error stands). A keyword for a place the arguments already fill is
     torch's TypeError."""
     if not isinstance(exc, TypeError) or not any(
