@@ -10,9 +10,10 @@ before retain_grad() keeps it; autograd.grad returns what the hooks left.
 from __future__ import annotations
 
 from .graph import AccumulateGrad, edge_to
-from .registry import Family
+from .registry import Family, no_in_place
 
-family = Family("Tensor hooks")  # Tensor methods only: no op of its own
+# Tensor methods only: no op of its own
+family = Family("Tensor hooks", inplace=no_in_place("a hook registration, not an op"))
 exposes = family.exposes
 
 

@@ -17,11 +17,11 @@ from .graph import record
 from .operands import ArgumentTypeError, c_order, dims, floating
 from .ops_arith import sub
 from .ops_inplace import inplace as write_in_place
-from .ops_inplace import unary_inplace
 from .ops_math import _erf, in_double
-from .registry import Check, Family, any_, away_from_zero
+from .registry import IN_PLACE, Check, Family, any_, away_from_zero, no_in_place
 
-family = Family("Activations")
+family = Family("Activations", inplace=no_in_place(
+    "a softmax, or an nn.functional op whose in-place form is its inplace=True argument"))
 op, exposes, word = family.op, family.exposes, family.word
 
 def _tanh_backward_array(g, y):
@@ -94,17 +94,17 @@ def _sigmoid(x):
     return 1 / (1 + _exp(-x))
 
 
-@exposes(TANH, functions=("tanh",), methods=("tanh",), nn=("tanh",))
+@exposes(TANH, functions=("tanh",), methods=("tanh",), nn=("tanh",), inplace=IN_PLACE)
 def tanh(a):
     return record(TANH, _tanh(floating(a)), (a,))
 
 
-@exposes(SIGMOID, functions=("sigmoid",), methods=("sigmoid",), nn=("sigmoid",))
+@exposes(SIGMOID, functions=("sigmoid",), methods=("sigmoid",), nn=("sigmoid",), inplace=IN_PLACE)
 def sigmoid(a):
     return record(SIGMOID, _sigmoid(floating(a)), (a,))
 
 
-@exposes(RELU, functions=("relu",), methods=("relu",), nn=("relu",))
+@exposes(RELU, functions=("relu",), methods=("relu",), nn=("relu",), inplace=IN_PLACE)
 def relu(a, inplace=False):
     x = a.array
     out = np.maximum(0, x)
@@ -354,9 +354,13 @@ HARDTANH = op("HardtanhBackward0",
 LOGSIGMOID = op("LogSigmoidBackward0", lambda F, g, out, a: F.logsigmoid_backward(g, a),
                 saves="i", explain="log σ(a)", formulas=("∂log σ(a)/∂a = σ(-a)",),
                 check=Check(lambda a: logsigmoid(a), (any_(3),)))
-SILU = op("SiluBackward0",
-          lambda F, g, out, a: g * F.sigmoid(a) * F.add_scalar(a * F.one_minus(F.sigmoid(a)), 1),
-          saves="i", explain="silu: a·σ(a)", formulas=("∂/∂a = σ(a)·(1 + a·(1 - σ(a)))",),
+def _silu_vjp(F, g, out, a):
+    s = F.sigmoid(a)  # (once: torch's formula makes one sigmoid node of it)
+    return g * s * F.add_scalar(a * F.one_minus(s), 1)
+
+
+SILU = op("SiluBackward0", _silu_vjp, saves="i", explain="silu: a·σ(a)",
+          formulas=("∂/∂a = σ(a)·(1 + a·(1 - σ(a)))",),
           check=Check(lambda a: silu(a), (any_(3),)))
 
 word("one_minus", lambda t: 1 - t)(
@@ -443,7 +447,3 @@ def _number(param: str, value) -> None:
 def _maybe_inplace(input, result, inplace):
     return write_in_place(input, result) if inplace else result
 
-
-for _fn in (relu, sigmoid, tanh):
-    _name = _fn.__name__ + "_"
-    exposes(functions=(_name,), methods=(_name,))(unary_inplace(_fn, _name))

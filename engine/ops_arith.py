@@ -13,11 +13,16 @@ from .fma import fma
 from .ops_division import divide_rounded
 from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, elementwise_result, finish, floating, result_dtype
-from .registry import Check, Family, any_, away_from_zero, positive, unit
+from .registry import (IN_PLACE, METHOD_IN_PLACE, Check, Family, any_, away_from_zero, in_place_gap,
+                       no_in_place, positive, unit)
 from .session import check_allocation
 
-family = Family("Elementwise arithmetic")
+family = Family("Elementwise arithmetic", inplace=METHOD_IN_PLACE)
 op, exposes, word = family.op, family.exposes, family.word
+_CHOICE = no_in_place("a choice between two tensors, as torch's where")
+_PREDICATE = no_in_place("a predicate: its result is a new bool tensor or a Python bool")
+_BOOL_WRITE = in_place_gap("a comparison or bitwise op written into its tensor (`x.eq_(y)`) "
+                           "is not offered")
 
 # === binary arithmetic =========================================================================
 
@@ -136,7 +141,7 @@ def rdiv(a, number):
     return div(number, a)
 
 
-@exposes(RECIPROCAL, functions=("reciprocal",), methods=("reciprocal",))
+@exposes(RECIPROCAL, functions=("reciprocal",), methods=("reciprocal",), inplace=IN_PLACE)
 def reciprocal(a):
     return record(RECIPROCAL, np.reciprocal(floating(a)), (a,))
 
@@ -145,7 +150,8 @@ NEG = op("NegBackward0", lambda F, g, out, a: -g, explain="negation flips the si
          formulas=("∂(-a)/∂a = -1: -g",), check=Check(lambda a: -a, (any_(2, 2),)))
 
 
-@exposes(NEG, functions=("neg", "negative"), methods=("neg", "negative", "__neg__"))
+@exposes(NEG, functions=("neg", "negative"), methods=("neg", "negative", "__neg__"),
+         inplace=IN_PLACE)
 def neg(a):
     if a.array.dtype == np.bool_:
         raise RuntimeError(
@@ -293,7 +299,7 @@ def _where_arrays(condition, a, b):
 
 
 @word("where", _where_arrays)
-@exposes(WHERE, functions=("where",))
+@exposes(WHERE, functions=("where",), inplace=_CHOICE)
 def where(condition, a=None, b=None):
     if a is None and b is None:  # torch.where(condition): the indices where it holds
         from .ops_logical import nonzero  # noqa: PLC0415 - ops_logical builds on this module
@@ -315,7 +321,7 @@ def where(condition, a=None, b=None):
     return record(WHERE, finish(np.where(cond, x, y), dt), (a, b), {"condition": cond})
 
 
-@exposes(WHERE, methods=("where",))
+@exposes(WHERE, methods=("where",), inplace=_CHOICE)
 def where_method(a, condition, other):
     """`a.where(condition, other)` is `torch.where(condition, a, other)`."""
     return where(condition, a, other)
@@ -357,7 +363,8 @@ CLAMP_TENSORS = op("ClampBackward0", _clamp_vjp, _clamp_low_vjp, _clamp_high_vjp
                                (any_(2, 3), unit(3), unit(2, 1))))
 
 
-@exposes(CLAMP, CLAMP_TENSORS, functions=("clamp", "clip"), methods=("clamp", "clip"))
+@exposes(CLAMP, CLAMP_TENSORS, functions=("clamp", "clip"), methods=("clamp", "clip"),
+         inplace=IN_PLACE)
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -405,12 +412,12 @@ def _one_bound(entry, a, bound, name, compute):
     return record(entry, finish(compute(bound, a.array), dt), (a,), {key: bound})
 
 
-@exposes(CLAMP_MIN, functions=("clamp_min",), methods=("clamp_min",))
+@exposes(CLAMP_MIN, functions=("clamp_min",), methods=("clamp_min",), inplace=IN_PLACE)
 def clamp_min(a, min):
     return _one_bound(CLAMP_MIN, a, min, "clamp_min", np.maximum)  # (a tie keeps a's -0.)
 
 
-@exposes(CLAMP_MAX, functions=("clamp_max",), methods=("clamp_max",))
+@exposes(CLAMP_MAX, functions=("clamp_max",), methods=("clamp_max",), inplace=IN_PLACE)
 def clamp_max(a, max):
     return _one_bound(CLAMP_MAX, a, max, "clamp_max", np.minimum)
 
@@ -434,7 +441,8 @@ def _comparison(compute, *names):
             return NotImplemented
         return type(a)._wrap(elementwise_result(np.asarray(compute(x, y)), x, y, _BOOL))
     compare.__name__ = compare.__qualname__ = names[0]
-    return exposes(functions=[n for n in names if not n.startswith("_")], methods=names)(compare)
+    return exposes(functions=[n for n in names if not n.startswith("_")], methods=names,
+                   inplace=_BOOL_WRITE)(compare)
 
 
 eq = _comparison(np.equal, "eq", "__eq__")
@@ -455,7 +463,7 @@ def _logical(compute, *names):
             raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
         return type(a)._wrap(elementwise_result(compute(x, y), x, y, dt))
     combine.__name__ = combine.__qualname__ = names[0]
-    return exposes(functions=names[:1], methods=names)(combine)
+    return exposes(functions=names[:1], methods=names, inplace=_BOOL_WRITE)(combine)
 
 
 bitwise_and = _logical(np.bitwise_and, "bitwise_and", "__and__", "__rand__")
@@ -463,7 +471,7 @@ bitwise_or = _logical(np.bitwise_or, "bitwise_or", "__or__", "__ror__")
 bitwise_xor = _logical(np.bitwise_xor, "bitwise_xor", "__xor__", "__rxor__")
 
 
-@exposes(functions=("bitwise_not",), methods=("bitwise_not", "__invert__"))
+@exposes(functions=("bitwise_not",), methods=("bitwise_not", "__invert__"), inplace=_BOOL_WRITE)
 def bitwise_not(a):
     if a.array.dtype.kind == "f":
         raise TypeError(
@@ -483,18 +491,18 @@ word("zeros_like", np.zeros_like)(_zeros_like_tensor)
 
 # === closeness (no gradient) ======================================================================
 
-@exposes(functions=("isclose",), methods=("isclose",))
+@exposes(functions=("isclose",), methods=("isclose",), inplace=_PREDICATE)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     x, y, _ = binary(a, b)
     return type(a)._wrap(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-@exposes(functions=("allclose",), methods=("allclose",))
+@exposes(functions=("allclose",), methods=("allclose",), inplace=_PREDICATE)
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(isclose(a, b, rtol, atol, equal_nan).array))
 
 
-@exposes(functions=("equal",), methods=("equal",))
+@exposes(functions=("equal",), methods=("equal",), inplace=_PREDICATE)
 def equal(a, b):
     """Same shape and same values (torch's answer for tensors of other shapes: False)."""
     return a.array.shape == b.array.shape and bool(np.array_equal(a.array, b.array))

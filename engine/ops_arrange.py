@@ -20,11 +20,12 @@ from .ops_arith import sub
 from .ops_inplace import COPY_INTO  # (diff with n=0 is zeros_like(a).copy_(a), as in torch)
 from .ops_pieces import narrow
 from .ops_shape import cat, expand, view
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, no_in_place
 from .session import check_allocation, warn_once
 from .unsupported import Unsupported
 
-family = Family("Rolls, grids, padding and uniques")
+family = Family("Rolls, grids, padding and uniques", inplace=no_in_place(
+    "a rearranged or padded copy: a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -101,7 +102,7 @@ _MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be require
                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)")
 
 
-@exposes(functions=("meshgrid",))
+@exposes(functions=("meshgrid",), params=())
 def meshgrid(*tensors, indexing=None):
     """Each tensor viewed along its own dim and expanded to the grid (torch's view + expand);
     'xy' swaps the first two before and after."""
@@ -380,7 +381,8 @@ MASKED_SCATTER = op("MaskedScatterBackward0", None,
 
 
 def _mask(like, values):
-    return type(like)._wrap(np.array(values, dtype=bool))
+    # (through the public API, so that the same check runs on torch's tensors too)
+    return like.new_tensor(values).bool()
 
 
 @word("masked_scatter_zeros", _masked_scatter_arrays)

@@ -22,11 +22,12 @@ from .graph import LEGACY_TYPE_NAMES, record
 from .operands import ArgumentTypeError, type_word
 from .ops_reduce import mean
 from .ops_shape import squeeze_dim, unsqueeze
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, no_in_place
 from .session import check_allocation, warn_once
 from .unsupported import Unsupported
 
-family = Family("Convolution and pooling")
+family = Family("Convolution and pooling", inplace=no_in_place(
+    "a convolution or a pooling: its result has another shape"))
 op, exposes, word = family.op, family.exposes, family.word
 
 

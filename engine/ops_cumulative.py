@@ -14,9 +14,9 @@ import numpy as np
 
 from .graph import record
 from .operands import array_dtype, array_of, dims
-from .registry import Check, Family, any_, away_from_zero
+from .registry import METHOD_IN_PLACE, Check, Family, any_, away_from_zero
 
-family = Family("Cumulative sums and products")
+family = Family("Cumulative sums and products", inplace=METHOD_IN_PLACE)
 op, exposes, word = family.op, family.exposes, family.word
 
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from .graph import NUMBERS, record
 from .operands import NotAnOperand, binary, finish
-from .registry import Check, Family, any_, away_from_zero, positive
+from .registry import METHOD_IN_PLACE, Check, Family, any_, away_from_zero, positive
 
-family = Family("Rounded division and remainders")
+family = Family("Rounded division and remainders", inplace=METHOD_IN_PLACE)
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -60,7 +60,7 @@ DIV_ROUNDED = op("DivBackward2", lambda F, g, out, a, b, rounding_mode: F.zeros_
                  lambda F, g, out, a, b, rounding_mode: F.zeros_like(g),
                  explain="a rounded quotient is a step function: its gradient is 0 everywhere",
                  formulas=("∂/∂a = 0", "∂/∂b = 0"),
-                 check=Check(lambda a, b: divide_rounded(a, b, "floor") * a,
+                 check=Check(lambda a, b: a.div(b, rounding_mode="floor") * a,
                              (away_from_zero(3), positive(3))))
 
 _QUOTIENTS = {"floor": _floor_quotient, "trunc": _trunc_quotient}

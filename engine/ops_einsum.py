@@ -19,9 +19,10 @@ from .ops_linalg import bmm
 from .ops_arith import mul
 from .ops_reduce import sum as sum_
 from .ops_shape import permute, reshape, unsqueeze, view
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, no_in_place
 
-family = Family("Diagonals and einsum")
+family = Family("Diagonals and einsum", inplace=no_in_place(
+    "a diagonal or a contraction: a new shape"))
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -300,7 +301,7 @@ def _same_size(left, right, i) -> None:
         raise RuntimeError("non-broadcast dimensions must match")
 
 
-@exposes(functions=("einsum",))
+@exposes(functions=("einsum",), params=())
 def einsum(equation, *operands):
     if not isinstance(equation, str):  # (torch's other form, operands with sublists, is not supported)
         raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "

@@ -15,9 +15,9 @@ import numpy as np
 from .graph import record
 from .operands import array_dtype, dims
 from .ops_shape import unsqueeze
-from .registry import Check, Family, any_
+from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
 
-family = Family("Indexing")
+family = Family("Indexing", inplace=no_in_place("a selection: its result is a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -358,7 +358,8 @@ def _masked_fill_arrays(a, mask, value):
 
 
 @word("masked_fill", _masked_fill_arrays)
-@exposes(MASKED_FILL, MASKED_FILL_TENSOR, functions=("masked_fill",), methods=("masked_fill",))
+@exposes(MASKED_FILL, MASKED_FILL_TENSOR, functions=("masked_fill",), methods=("masked_fill",),
+         inplace=METHOD_IN_PLACE)
 def masked_fill(a, mask, value):
     m = _mask(mask)
     if m.shape != a.array.shape:
@@ -414,7 +415,8 @@ SCATTER_ADD = op("ScatterAddBackward0", lambda F, g, out, a, src, dim, index: g,
 
 
 def _index(like, values):
-    return type(like)._wrap(np.array(values, dtype=np.int64))
+    # (through the public API, so that the same check runs on torch's tensors too)
+    return like.new_tensor(values).long()
 
 
 def _scatter_arrays(a, dim, index, src):
@@ -428,7 +430,8 @@ def _mask_free(index):
 
 
 @word("scatter", _scatter_arrays)
-@exposes(SCATTER, SCATTER_VALUE, functions=("scatter",), methods=("scatter",))
+@exposes(SCATTER, SCATTER_VALUE, functions=("scatter",), methods=("scatter",),
+         params=("input", "dim", "index", ("src", "value")), inplace=METHOD_IN_PLACE)
 def scatter(a, dim, index, src=None, value=None):
     d = dims(dim, a.array.ndim)[0]
     idx = _mask_free(index)
@@ -443,7 +446,7 @@ def scatter(a, dim, index, src=None, value=None):
 
 
 @word("scatter_add", lambda a, dim, index, src: _scattered(a, dim, _mask_free(index), src, add=True))
-@exposes(SCATTER_ADD, functions=("scatter_add",), methods=("scatter_add",))
+@exposes(SCATTER_ADD, functions=("scatter_add",), methods=("scatter_add",), inplace=METHOD_IN_PLACE)
 def scatter_add(a, dim, index, src):
     d = dims(dim, a.array.ndim)[0]
     idx = _mask_free(index)
@@ -462,7 +465,7 @@ def gather(a, dim, index):
                   {"dim": d, "index": idx, "shape": a.array.shape})
 
 
-@exposes(nn=("one_hot",))
+@exposes(nn=("one_hot",), params=("input", "num_classes"))
 def one_hot(tensor, num_classes=-1):
     """F.one_hot: int64 indices to an int64 tensor with one more dim of `num_classes` (the
     largest index + 1 when -1); not differentiable, as in torch."""

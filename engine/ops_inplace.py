@@ -18,12 +18,11 @@ from . import inference
 from .layout import dense
 from .operands import NotAnOperand, binary, check_broadcast, type_word
 from .ops_shape import expand, expanded_shape, view
-from . import ops_math
-from .ops_arith import add, clamp, div, mul, neg, pow, reciprocal, sub
-from .ops_division import floor_divide, fmod, remainder
+from . import ops_math  # noqa: F401 - (its family comes before this one in the registry's order)
+from .ops_arith import add, div, mul, sub
 from .ops_index import (advanced_key, basic_index, check_item, check_masks, getitem, is_advanced,
                         is_bool_item, makes_view, split_key, whole)
-from .registry import Check, Family, any_
+from .registry import FAMILIES, IN_PLACE, METHOD_IN_PLACE, Check, Family, any_
 from .session import check_fill_value, current
 
 family = Family("In-place changes")
@@ -174,8 +173,8 @@ AS_STRIDED_SCATTER = op("AsStridedScatterBackward0",
 
 def _scale_middle(a, keep_view=False):
     y = a * 1
-    v = getitem(y, slice(1, 3))
-    inplace(v, mul(v, getitem(a, 0)))
+    v = y[1:3]
+    v.mul_(a[0])
     return v * 1 if keep_view else y
 
 
@@ -328,9 +327,17 @@ def inplace_method(fn, name):
     ufunc = _INPLACE_UFUNCS.get(fn)
     floating = fn is div
 
-    keywords = frozenset(inspect.signature(fn).parameters) - {"a", "b"}
+    signature = inspect.signature(fn)
+    operands = tuple(signature.parameters)[:2]  # (a, b), or pow's (a, exponent)
+    keywords = frozenset(signature.parameters) - set(operands)
 
-    def method(a, b, **options):
+    def method(a, b=NotAnOperand, **options):
+        if b is NotAnOperand and operands[1] in options:  # `pow_(exponent=2)`
+            b = options.pop(operands[1])
+        for key in options.keys() - keywords:  # (before b's absence: `add_(other=t)` is torch's)
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        if b is NotAnOperand:
+            raise TypeError(f"{name}() missing 1 required positional argument: '{operands[1]}'")
         target = a.array
         # an SGD step's `w -= lr * w.grad` under no_grad: the ufunc straight into the storage
         if ufunc is not None and not options and type(target) is np.ndarray \
@@ -348,8 +355,6 @@ def inplace_method(fn, name):
         if type(b) is type(a) and b._vc is not None:  # (only an alias can overlap a)
             check_no_partial_overlap(a, b)
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
-            for key in options.keys() - keywords:
-                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
             check_result_fits(a, (b, *options.values()))
             return inplace(a, fn(a, b, **options), checked=True)
         if type(b) is type(a) or type(b) in NUMBERS:  # (else fn's argument error comes first)
@@ -357,39 +362,64 @@ def inplace_method(fn, name):
             return inplace(a, fn(a, b), checked=True)
         return inplace(a, fn(a, b))
     method.__name__ = method.__qualname__ = name
+    # (the op's parameters, its options keyword-only as they are here: what keywords are placed by)
+    method.__signature__ = signature.replace(parameters=[
+        p if p.name in operands else p.replace(kind=p.KEYWORD_ONLY)
+        for p in signature.parameters.values()])
     return method
 
 
-def unary_inplace(fn, name):
+def unary_inplace(fn, name, entry=None):
     """`a.sin_()` / `torch.sin_(a)`: the function's result written into a (recorded as the
-    function itself, SinBackward0, as torch's in-place variants are)."""
+    function itself, SinBackward0, as torch's in-place variants are, or as `entry`)."""
     def method(a, *args, **kwargs):
         given = (*args, *kwargs.values())
         # (an argument of another kind: the op's own argument error comes first, as torch's)
-        if hasattr(a, "_grad_fn") and builtins.all(
-                v is None or type(v) is type(a) or type(v) in NUMBERS for v in given):
+        checked = hasattr(a, "_grad_fn") and builtins.all(
+            v is None or type(v) is type(a) or type(v) in NUMBERS for v in given)
+        if checked:
             check_result_fits(a, given)
-            return inplace(a, fn(a, *args, **kwargs), checked=True)
-        return inplace(a, fn(a, *args, **kwargs))
+        result = fn(a, *args, **kwargs)
+        if entry is not None and result.grad_fn is not None:
+            result = record(entry, result.array, (a,))
+        return inplace(a, result, checked=checked)
     method.__name__ = method.__qualname__ = name
     method.__wrapped__ = fn  # (its parameters are fn's: what argument errors are worded from)
     return method
 
 
-for _fn in (ops_math.exp, ops_math.log, ops_math.sqrt, ops_math.sin, ops_math.cos, ops_math.tan,
-            ops_math.atan, ops_math.log1p, ops_math.expm1, ops_math.exp2, ops_math.rsqrt,
-            ops_math.erf, ops_math.asin, ops_math.acos, ops_math.sinh, ops_math.cosh,
-            ops_math.log2, ops_math.log10, ops_math.abs, ops_math.sign, ops_math.sgn,
-            ops_math.floor, ops_math.ceil, ops_math.trunc, ops_math.round, ops_math.frac,
-            ops_math.square, neg, reciprocal, clamp):
-    _name = _fn.__name__ + "_"
-    exposes(functions=(_name,), methods=(_name,))(unary_inplace(_fn, _name))
+def _is_binary(surface) -> bool:
+    """Whether a surface's forward takes two operands, the second torch's required `other`
+    (`exponent` for pow): its in-place variant is `inplace_method`'s, with an operator
+    `op=` where the forward has one (`__iadd__` for `__add__`)."""
+    parameters = list(inspect.signature(inspect.unwrap(surface.forward)).parameters.values())
+    return surface.params is not None and len(surface.params) > 1 \
+        and surface.params[1] in ("other", "exponent") \
+        and parameters[1].default is inspect.Parameter.empty
 
-for _fn, _names in ((add, ("add_", "__iadd__")), (sub, ("sub_", "__isub__")),
-                    (mul, ("mul_", "__imul__")), (div, ("div_", "__itruediv__")),
-                    (pow, ("pow_", "__ipow__")), (remainder, ("remainder_", "__imod__")),
-                    (floor_divide, ("floor_divide_", "__ifloordiv__")), (fmod, ("fmod_",))):
-    exposes(methods=_names)(inplace_method(_fn, _names[0]))
+
+def offer_in_place_variants() -> None:
+    """Derive every in-place variant the surfaces decide on (run once, after all families):
+    `x.X_()` for each method X of a surface decided IN_PLACE or METHOD_IN_PLACE, `torch.X_(x)`
+    for each function X of one decided IN_PLACE, and for a binary op its in-place operator
+    (`__iadd__` for `__add__`), which is the variant of the surface's first method."""
+    for family in FAMILIES:
+        for surface in list(family.surfaces):
+            if surface.inplace not in (IN_PLACE, METHOD_IN_PLACE) or surface.variant_of:
+                continue
+            binary = _is_binary(surface)
+            operators = tuple(f"__i{n[2:]}" for n in surface.methods
+                              if n.startswith("__") and not n.startswith("__r") and binary)
+            for k, name in enumerate(surface.decided_names()):
+                variant = name + "_"
+                functions = (variant,) if surface.inplace == IN_PLACE \
+                    and name in surface.functions else ()
+                methods = ((variant,) if name in surface.methods else ()) + (
+                    operators if k == 0 else ())
+                build = inplace_method(surface.forward, variant) if binary else \
+                    unary_inplace(surface.forward, variant, surface.inplace_entry)
+                family.exposes(functions=functions, methods=methods, params=surface.params,
+                               variant_of=surface)(build)
 
 
 def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
@@ -434,7 +464,7 @@ COPY_INTO = op("CopyBackwards", lambda F, g, out, a, src: F.zeros_like(g),
 
 def _assign_all(a, b):
     y = a * 1
-    setitem(y, slice(None), b)
+    y[:] = b
     return y
 
 
@@ -466,7 +496,7 @@ def zero_(a):
     return recorded_write(a, ZERO, (a,))
 
 
-@exposes(COPY_INTO, methods=("copy_",))
+@exposes(COPY_INTO, methods=("copy_",), params=("input", ("src", "other"), "non_blocking"))
 def copy_(a, src):
     check_inplace(a)
     return _write_whole(a, src, COPY_INTO)
@@ -512,7 +542,7 @@ INDEX_PUT_INPLACE = op("IndexPutBackward0", _index_put_self, _index_put_value,
 
 def _assign_row(a, b, rows):
     y = a * 1
-    setitem(y, rows, b)
+    y[rows] = b
     return y
 
 

@@ -15,10 +15,10 @@ from .operands import type_word
 from .ops_arith import add, mul
 from .ops_shape import (SQUEEZE_INPLACE, UNSAFE_VIEW, VIEW, contiguous, expand, reshape,
                         squeeze_dim, t, transpose, unsqueeze, view)
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, in_place_gap, no_in_place
 from .session import check_allocation
 
-family = Family("Linear algebra")
+family = Family("Linear algebra", inplace=no_in_place("a product: its result has another shape"))
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -97,7 +97,8 @@ def _same_dtype(a, b, what: str):
             f"{type_word(a.array.dtype)} and {type_word(b.array.dtype)}")
 
 
-@exposes(DOT, functions=("dot", "inner"), methods=("dot", "inner"))
+@exposes(DOT, functions=("inner",), methods=("inner",))
+@exposes(DOT, functions=("dot",), methods=("dot",), params=("input", "tensor"))
 def dot(a, b):
     if a.array.ndim != 1 or b.array.ndim != 1:
         raise RuntimeError(
@@ -113,7 +114,7 @@ def dot(a, b):
 
 
 @word("mv", bmm_arrays)
-@exposes(MV, functions=("mv",), methods=("mv",))
+@exposes(MV, functions=("mv",), methods=("mv",), params=("input", "vec"))
 def mv(m, v):
     if m.array.ndim != 2 or v.array.ndim != 1:
         raise RuntimeError(
@@ -130,7 +131,7 @@ def mv(m, v):
 
 
 @word("mm", mm_arrays)
-@exposes(MM, functions=("mm",), methods=("mm",))
+@exposes(MM, functions=("mm",), methods=("mm",), params=("input", "mat2", "out_dtype"))
 def mm(a, b):
     x, y = a.array, b.array
     if x.ndim != 2:
@@ -150,7 +151,7 @@ def mm(a, b):
 
 
 @word("bmm", bmm_arrays)
-@exposes(BMM, functions=("bmm",), methods=("bmm",))
+@exposes(BMM, functions=("bmm",), methods=("bmm",), params=("input", "mat2", "out_dtype"))
 def bmm(a, b):
     x, y = a.array, b.array
     if x.ndim != 3:
@@ -288,7 +289,9 @@ ADDMM = op("AddmmBackward0",
            check=Check(lambda b, a, m: addmm(b, a, m), (any_(3), any_(2, 4), any_(4, 3))))
 
 
-@exposes(ADDMM, functions=("addmm",), methods=("addmm",))
+@exposes(ADDMM, functions=("addmm",), methods=("addmm",),
+         params=("input", "mat1", "mat2", "out_dtype"),
+         inplace=in_place_gap("addmm_ is not offered"))
 def addmm(bias, mat1, mat2, beta=1, alpha=1):
     x, w = mat1.array, mat2.array
     if x.ndim != 2 or w.ndim != 2:
@@ -358,7 +361,7 @@ def _check_inner(a, b):
                            f"{m2}x{cols})")
 
 
-@exposes(functions=("outer", "ger"), methods=("outer", "ger"))
+@exposes(functions=("outer", "ger"), methods=("outer", "ger"), params=("input", "vec2"))
 def outer(a, b):
     """torch's outer: a as a column times b (a reshape and a broadcast product)."""
     return mul(reshape(a, (-1, 1)), b)

@@ -9,10 +9,13 @@ import numpy as np
 from . import inference
 from .operands import binary, reduce_dims
 from .operands import is_tensor as _is_tensor
-from .registry import Family
+from .registry import Family, in_place_gap, no_in_place
 
-family = Family("Predicates and logic")
+family = Family("Predicates and logic", inplace=no_in_place(
+    "a predicate or a count: a new bool or integer tensor"))
 exposes = family.exposes
+_LOGICAL_WRITE = in_place_gap("a logical op written into its tensor (`x.logical_not_()`) is not "
+                              "offered")
 
 
 def _wrap(a, array):
@@ -56,7 +59,7 @@ def _logical(name, compute):
         x, y, _ = binary(a, other)  # (torch's broadcast error for shapes that do not fit)
         return _wrap(a, compute(np.asarray(x).astype(bool), np.asarray(y).astype(bool)))
     forward.__name__ = forward.__qualname__ = name
-    return exposes(functions=(name,), methods=(name,))(forward)
+    return exposes(functions=(name,), methods=(name,), inplace=_LOGICAL_WRITE)(forward)
 
 
 logical_and = _logical("logical_and", np.logical_and)
@@ -64,7 +67,7 @@ logical_or = _logical("logical_or", np.logical_or)
 logical_xor = _logical("logical_xor", np.logical_xor)
 
 
-@exposes(functions=("logical_not",), methods=("logical_not",))
+@exposes(functions=("logical_not",), methods=("logical_not",), inplace=_LOGICAL_WRITE)
 def logical_not(a):
     return _wrap(a, np.logical_not(a.array))
 
@@ -93,7 +96,7 @@ def numel(a):
     return int(a.array.size)
 
 
-@exposes(functions=("is_tensor",))
+@exposes(functions=("is_tensor",), params=("obj",))
 def is_tensor(value):
     return _is_tensor(value)
 

@@ -21,9 +21,9 @@ from .ops_math import abs as abs_
 from .ops_arith import sub
 from .ops_activation import logsigmoid
 from .ops_reduce import mean, sum
-from .registry import Check, Family, any_, positive
+from .registry import IN_PLACE, Check, Family, any_, no_in_place, positive
 
-family = Family("Binary losses and L1")
+family = Family("Binary losses and L1", inplace=no_in_place("a loss or a similarity: a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -77,7 +77,7 @@ LOGIT = op("LogitBackward0", _logit_vjp, saves="i", explain="logit, log(a / (1 -
 
 
 @word("logit", _logit_array)
-@exposes(LOGIT, functions=("logit",), methods=("logit",))
+@exposes(LOGIT, functions=("logit",), methods=("logit",), inplace=IN_PLACE)
 def logit(a, eps=None):
     if eps is not None and type(eps) not in (int, float):
         raise ArgumentTypeError("eps", "float", eps)
@@ -256,7 +256,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # === l1_loss: a composition in torch ============================================================
 
-@exposes(nn=("l1_loss",))
+@exposes(nn=("l1_loss",),
+         params=("input", "target", "size_average", "reduce", "reduction", "weight"))
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = reduction_of(reduction, size_average, reduce)
     if input.array.shape != target.array.shape:
@@ -454,28 +455,33 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def _xlogy_array(x, y):
     dt = np.result_type(x, y)
+    y = np.asarray(y, dt)
     logs = np.log(y.astype(np.float64)).astype(dt) if dt == np.float32 else np.log(y)
     out = np.where(x == 0, dt.type(0), x * logs)
     return np.asarray(np.where(np.isnan(y), dt.type(np.nan), out), dtype=dt)
 
 
-def _nonzero(F, a):
-    """(a != 0) in a's dtype: a constant of the rules, in their flavour."""
-    if type(a) is np.ndarray:
-        return (a != 0).astype(a.dtype)
-    return type(a)._wrap((a.array != 0).astype(a.array.dtype))
+def _values(v):
+    """An input's values as an array, whatever the rules' flavour (a number stays a number)."""
+    return v if type(v) is np.ndarray or type(v) in (int, float, bool) else v.array
 
 
-XLOGY = op("XlogyBackward0",
-           lambda F, g, out, a, b: g * F.xlogy(_nonzero(F, a), b),
+def _xlogy_self_vjp(F, g, out, a, b):
+    """torch's formula: xlogy(g, b), zero where a = 0 and b ≤ 0 (where the product has no
+    log to differentiate)."""
+    return F.masked_fill(F.xlogy(g, b), (_values(a) == 0) & (np.asarray(_values(b)) <= 0), 0.0)
+
+
+XLOGY = op("XlogyBackward0", _xlogy_self_vjp,
            lambda F, g, out, a, b: g * a / b,
            saves="i", explain="x·log(y), 0 where x = 0 (kl_div's target term)",
-           formulas=("∂/∂x = log y where x ≠ 0: g·xlogy(x ≠ 0, y)", "∂/∂y = x/y: g·x/y"),
+           formulas=("∂/∂x = log y (0 where x = 0, y ≤ 0): xlogy(g, y)",
+                     "∂/∂y = x/y: g·x/y"),
            check=Check(lambda a, b: xlogy(a, b), (any_(2, 3), positive(2, 3))))
 
 
 @word("xlogy", _xlogy_array)
-@exposes(XLOGY, functions=("xlogy",), methods=("xlogy",))
+@exposes(XLOGY, functions=("xlogy",), methods=("xlogy",), inplace=IN_PLACE)
 def xlogy(a, b):
     x, y, dt = binary(a, b, floating=True)
     return record(XLOGY, _xlogy_array(np.asarray(x, dt), np.asarray(y, dt)), (a, b))

@@ -13,19 +13,20 @@ import numpy as np
 
 from .graph import record
 from .operands import floating
-from .registry import Check, Family, any_, away_from_zero, positive, unit
+from .registry import IN_PLACE, METHOD_IN_PLACE, Check, Family, any_, away_from_zero, positive, unit
 
-family = Family("Elementwise math")
+family = Family("Elementwise math", inplace=IN_PLACE)
 op, exposes, word = family.op, family.exposes, family.word
 
 # === the functions =================================================================================
 
-def _unary(entry, compute, *names, method=True):
+def _unary(entry, compute, *names, method=True, inplace_entry=None):
     """The forward of a float op of one tensor (integers compute in the default float)."""
     def forward(a):
         return record(entry, compute(floating(a)), (a,))
     forward.__name__ = forward.__qualname__ = names[0]
-    exposes(entry, functions=names, methods=names if method else ())(forward)
+    exposes(entry, functions=names, methods=names if method else (),
+            inplace_entry=inplace_entry)(forward)
     word(names[0], compute)(forward)
     return forward
 
@@ -86,6 +87,21 @@ ACOS = op("AcosBackward0", lambda F, g, out, a: g * -F.rsqrt(F.add_scalar(-a * a
 SINH = op("SinhBackward0", lambda F, g, out, a: g * F.cosh(a), saves="i",
           explain="hyperbolic sine", formulas=("∂(sinh a)/∂a = cosh a: g·cosh a",),
           check=Check(lambda a: a.sinh(), (any_(3),)))
+ASINH = op("AsinhBackward0", lambda F, g, out, a: g * F.rsqrt(F.add_scalar(a ** 2, 1)), saves="i",
+           explain="inverse hyperbolic sine",
+           formulas=("∂(asinh a)/∂a = 1/√(a² + 1): g/√(a² + 1)",),
+           check=Check(lambda a: a.asinh(), (any_(3),)))
+
+
+def _inplace_has_no_derivative(F, g, out, a):
+    raise NotImplementedError("the derivative for 'inplace version of asinh' is not implemented.")
+
+
+# torch records its in-place asinh_ as a node of its own, without a derivative
+ASINH_INPLACE = op("AsinhBackward1", _inplace_has_no_derivative, differentiable=False,
+                   explain="asinh_ has no derivative in torch: a backward that reaches it fails",
+                   formulas=("none: a backward through it fails",),
+                   check=Check(lambda a: (a * 1).asinh_(), (any_(3),)))
 COSH = op("CoshBackward0", lambda F, g, out, a: g * F.sinh(a), saves="i",
           explain="hyperbolic cosine", formulas=("∂(cosh a)/∂a = sinh a: g·sinh a",),
           check=Check(lambda a: a.cosh(), (any_(3),)))
@@ -132,23 +148,25 @@ asin = _unary(ASIN, in_double(np.arcsin), "asin", "arcsin")
 acos = _unary(ACOS, in_double(np.arccos), "acos", "arccos")
 sinh = _unary(SINH, in_double(np.sinh), "sinh")
 cosh = _unary(COSH, in_double(np.cosh), "cosh")
+asinh = _unary(ASINH, in_double(np.arcsinh), "asinh", "arcsinh", inplace_entry=ASINH_INPLACE)
 log2 = _unary(LOG2, in_double(np.log2), "log2")
 log10 = _unary(LOG10, in_double(np.log10), "log10")
 
 
 @word("abs", np.abs)
-@exposes(ABS, functions=("abs", "absolute"), methods=("abs", "absolute", "__abs__"))
+@exposes(ABS, functions=("absolute",), methods=("absolute", "__abs__"), inplace=METHOD_IN_PLACE)
+@exposes(ABS, functions=("abs",), methods=("abs",))
 def abs(a):
     return record(ABS, np.abs(a.array), (a,))
 
 
-@exposes(SIGN, functions=("sign",), methods=("sign",))
+@exposes(SIGN, functions=("sign",), methods=("sign",), inplace=METHOD_IN_PLACE)
 def sign(a):
     return record(SIGN, np.sign(a.array), (a,))
 
 
 @word("sgn", np.sign)
-@exposes(SGN, functions=("sgn",), methods=("sgn",))
+@exposes(SGN, functions=("sgn",), methods=("sgn",), inplace=METHOD_IN_PLACE)
 def sgn(a):
     return record(SGN, np.sign(a.array), (a,))
 

@@ -8,10 +8,10 @@ import numpy as np
 
 from . import devices
 from .operands import check_sizes, data_as, infer_array, shape_arg
-from .registry import Family
+from .registry import Family, no_in_place
 from .session import check_allocation, check_fill_value, current
 
-family = Family("New tensors")
+family = Family("New tensors", inplace=no_in_place("makes a new tensor"))
 exposes = family.exposes
 
 
@@ -37,12 +37,12 @@ def _filled(a, size, value, dtype, requires_grad, device):
     return new_leaf(type(a), np.full(shape, value, dtype=dt), requires_grad)
 
 
-@exposes(methods=("new_zeros",))
+@exposes(methods=("new_zeros",), params=("input", "size"))
 def new_zeros(a, *size, dtype=None, requires_grad=False, device=None):
     return _filled(a, size, 0, dtype, requires_grad, device)
 
 
-@exposes(methods=("new_ones",))
+@exposes(methods=("new_ones",), params=("input", "size"))
 def new_ones(a, *size, dtype=None, requires_grad=False, device=None):
     return _filled(a, size, 1, dtype, requires_grad, device)
 

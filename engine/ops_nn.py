@@ -14,10 +14,10 @@ from .ops_activation import log_softmax
 from .ops_index import index
 from .ops_losses import reduction_of
 from .ops_reduce import mean, sum
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, no_in_place
 from .unsupported import Unsupported
 
-family = Family("Losses")
+family = Family("Losses", inplace=no_in_place("a loss: a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
 
 # === losses =======================================================================================
@@ -57,7 +57,8 @@ MSE = op("MseLossBackward0",
          check=Check(lambda a, b: mse_loss(a, b), (any_(2, 3), any_(2, 3))))
 
 
-@exposes(MSE, nn=("mse_loss",))
+@exposes(MSE, nn=("mse_loss",),
+         params=("input", "target", "size_average", "reduce", "reduction", "weight"))
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = reduction_of(reduction, size_average, reduce)
     x, y, dt = binary(input, target)
@@ -74,8 +75,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 def _classes(like, values):
-    """A tensor of class indices (for gradient checks), of the same tensor class as `like`."""
-    return type(like)._wrap(np.array(values, dtype=np.int64))
+    """A tensor of class indices (for gradient checks), of the same tensor class as `like`
+    (made through the public API, so that the same check runs on torch's tensors too)."""
+    return like.new_tensor(values).long()
 
 
 def _picked(target):

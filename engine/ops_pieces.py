@@ -17,10 +17,11 @@ from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_a
 from .ops_einsum import _diagonal_array
 from .ops_index import slice_dim
 from .ops_shape import cat, reshape, to_dtype, unsqueeze, view
-from .registry import Check, Family, any_
+from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
 from .session import check_allocation
 
-family = Family("Pieces, repeats and triangles")
+family = Family("Pieces, repeats and triangles", inplace=no_in_place(
+    "pieces, copies and views: new tensors, as in torch"))
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -66,7 +67,9 @@ def _split_dim(a, dim):
     return dims(dim, x.ndim)[0]
 
 
-@exposes(SPLIT, SPLIT_SIZES, functions=("split",), methods=("split",))
+@exposes(SPLIT, SPLIT_SIZES, methods=("split",), params=("input", "split_size", "dim"))
+@exposes(SPLIT, SPLIT_SIZES, functions=("split",),
+         params=("tensor", "split_size_or_sections", "dim"))
 def split(a, split_size_or_sections, dim=0):
     d = _split_dim(a, dim)
     n = a.array.shape[d]
@@ -148,7 +151,8 @@ INDEX_ADD = op("IndexAddBackward0", lambda F, g, out, zeros, source, dim, index:
 
 
 def _long(like, values):
-    return type(like)._wrap(np.array(values, dtype=np.int64))
+    # (through the public API, so that the same check runs on torch's tensors too)
+    return like.new_tensor(values).long()
 
 
 @word("index_add_zeros", _index_add_arrays)
@@ -212,7 +216,7 @@ REPEAT = op("RepeatBackward0", _repeat_vjp,
             check=Check(lambda a: a.repeat(2, 1, 3), (any_(2, 3),)))
 
 
-@exposes(REPEAT, methods=("repeat",))
+@exposes(REPEAT, methods=("repeat",), params=("input", "repeats"))
 def repeat(a, *repeats):
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
@@ -333,13 +337,13 @@ def _triangle(name, entry, keep, a, diagonal):
 
 
 @word("tril", np.tril)
-@exposes(TRIL, functions=("tril",), methods=("tril",))
+@exposes(TRIL, functions=("tril",), methods=("tril",), inplace=METHOD_IN_PLACE)
 def tril(a, diagonal=0):
     return _triangle("tril", TRIL, np.tril, a, diagonal)
 
 
 @word("triu", np.triu)
-@exposes(TRIU, functions=("triu",), methods=("triu",))
+@exposes(TRIU, functions=("triu",), methods=("triu",), inplace=METHOD_IN_PLACE)
 def triu(a, diagonal=0):
     return _triangle("triu", TRIU, np.triu, a, diagonal)
 

@@ -23,10 +23,11 @@ from .ops_inplace import check_inplace, check_internal_overlap, recorded_write
 from .ops_inplace import inplace as write_in_place
 from .ops_shape import expand
 from .random import Generator
-from .registry import Check, Family, any_
+from .registry import OWN_IN_PLACE, Check, Family, any_, no_in_place
 from .session import check_allocation, current
 
-family = Family("Random draws")
+family = Family("Random draws", inplace=no_in_place("dropout's in-place form is its "
+                                                    "inplace=True argument"))
 op, exposes, word = family.op, family.exposes, family.word
 
 _FLOAT_WORDS = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
@@ -142,7 +143,7 @@ def _fill_(t, draw, entry):
     return recorded_write(t, entry, (t,))
 
 
-@exposes(UNIFORM, methods=("uniform_",))
+@exposes(UNIFORM, methods=("uniform_",), params=("input", "from", "to"))
 def uniform_(self, from_=0.0, to=1.0, generator=None):
     low, high = parse.number("uniform_", "from", from_, 1), parse.number("uniform_", "to", to, 2)
     gen = generator_for("uniform_", generator)
@@ -208,7 +209,8 @@ BERNOULLI = _drawn("BernoulliBackward0", Check(lambda a: a.sigmoid().bernoulli(g
                    "bernoulli draws 0s and 1s with the input's probabilities: no gradient")
 
 
-@exposes(BERNOULLI, functions=("bernoulli",), methods=("bernoulli",))
+@exposes(BERNOULLI, functions=("bernoulli",), methods=("bernoulli",),
+         inplace=OWN_IN_PLACE)  # (bernoulli_ above: it draws with a p of its own)
 def bernoulli(input=None, p=None, generator=None):
     """torch.bernoulli(probabilities), or with p: a tensor like input, each 1 with chance p."""
     if not is_tensor(input):

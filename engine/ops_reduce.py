@@ -15,9 +15,9 @@ from .ops_shape import expand, expand_as
 from .operands import (NotAnOperand, array_dtype, array_of, binary, c_order, dims,
                        elementwise_result, floating, reduce_dims, type_word)
 from .printing import format_return_type
-from .registry import Check, Family, any_, away_from_zero
+from .registry import Check, Family, any_, away_from_zero, no_in_place
 
-family = Family("Reductions")
+family = Family("Reductions", inplace=no_in_place("a reduction: its result has another shape"))
 op, exposes, word = family.op, family.exposes, family.word
 
 
@@ -246,7 +246,8 @@ def _last_dim_rows(x, axis):
     return None
 
 
-@exposes(NORM, functions=("norm",), methods=("norm",))
+@exposes(NORM, methods=("norm",), params=("input", "p", "dim", "keepdim", "dtype"))
+@exposes(NORM, functions=("norm",), params=("input", "p", "dim", "keepdim", "out", "dtype"))
 def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2.0
@@ -381,7 +382,8 @@ def _extreme(kind, a, dim, keepdim):
     return ReturnType(kind, result, type(a)._wrap(idx_out.astype(np.int64)))
 
 
-@exposes(MAX_ALL, MAX_DIM, functions=("max",), methods=("max",))
+@exposes(MAX_ALL, MAX_DIM, functions=("max",), methods=("max",),
+         params=("input", ("dim", "other"), "keepdim"))
 def max(a, dim=None, keepdim=False, *, axis=None):
     dim = dim if axis is None else axis  # numpy's name, which torch takes too
     if dim is not None and type(dim) not in NUMBERS and not isinstance(dim, (tuple, list)):
@@ -389,7 +391,8 @@ def max(a, dim=None, keepdim=False, *, axis=None):
     return _extreme("max", a, dim, keepdim)
 
 
-@exposes(MIN_ALL, MIN_DIM, functions=("min",), methods=("min",))
+@exposes(MIN_ALL, MIN_DIM, functions=("min",), methods=("min",),
+         params=("input", ("dim", "other"), "keepdim"))
 def min(a, dim=None, keepdim=False, *, axis=None):
     dim = dim if axis is None else axis  # numpy's name, which torch takes too
     if dim is not None and type(dim) not in NUMBERS and not isinstance(dim, (tuple, list)):

@@ -16,10 +16,13 @@ import numpy as np
 from .graph import record, record_outputs
 from .operands import array_dtype, check_broadcast, dims, result_dtype, shape_arg, type_word
 from .operands import dims as _dims
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, in_place_gap, no_in_place
 from .session import check_allocation
 
-family = Family("Shapes and views")
+family = Family("Shapes and views", inplace=no_in_place(
+    "a view, a copy or a new shape: torch has no in-place form"))
+_RESHAPED_IN_PLACE = in_place_gap("changing a tensor's own shape (`x.t_()`, `x.squeeze_()`) is "
+                                  "not offered: autodiff's in-place ops write values only")
 op, exposes, word = family.op, family.exposes, family.word
 
 _RESHAPED = dict(explain="a reshape: g is reshaped back to the input's shape",
@@ -93,7 +96,8 @@ def with_strides(out, strides):
                                            writeable=out.flags.writeable)
 
 
-@exposes(VIEW, RESHAPE_ALIAS, UNSAFE_VIEW, functions=("reshape",), methods=("reshape",))
+@exposes(VIEW, RESHAPE_ALIAS, UNSAFE_VIEW, functions=("reshape",), methods=("reshape",),
+         params=("input", "shape"))
 def reshape(a, *shape):
     if not shape:
         raise TypeError("reshape() needs a shape")  # (torch's parser words it: signatures.py)
@@ -110,7 +114,7 @@ def reshape(a, *shape):
 word("reshape", lambda g, shape: g.reshape(shape))(reshape)
 
 
-@exposes(VIEW, methods=("view",))
+@exposes(VIEW, methods=("view",), params=("input", ("dtype", "size")))
 def view(a, *shape):
     if not shape:
         raise TypeError("view() needs a shape")  # (torch's parser words it: signatures.py)
@@ -166,7 +170,7 @@ def _expand_array(g, shape):
 
 
 @word("expand", _expand_array)
-@exposes(EXPAND, methods=("expand",))
+@exposes(EXPAND, methods=("expand",), params=("input", "size"))
 def expand(a, *shape):
     shape = shape_arg(shape)
     x = a.array
@@ -211,12 +215,12 @@ def expand_as(a, other):
     return expand(a, other.array.shape)
 
 
-@exposes(EXPAND, functions=("broadcast_to",), methods=("broadcast_to",))
+@exposes(EXPAND, functions=("broadcast_to",), methods=("broadcast_to",), params=("input", "size"))
 def broadcast_to(a, *size):
     return expand(a, *size)
 
 
-@exposes(EXPAND, functions=("broadcast_tensors",))
+@exposes(EXPAND, functions=("broadcast_tensors",), params=())
 def broadcast_tensors(*tensors):
     """Each tensor expanded to the shape they broadcast to (one already of it is returned
     as it is, as torch does)."""
@@ -247,7 +251,7 @@ def _inverse(order):
 
 
 @word("permute", lambda g, order: np.transpose(g, order))
-@exposes(PERMUTE, functions=("permute",), methods=("permute",))
+@exposes(PERMUTE, functions=("permute",), methods=("permute",), params=("input", "dims"))
 def permute(a, *order):
     order = dims(shape_arg(order), a.array.ndim)
     if len(set(order)) != len(order):
@@ -261,7 +265,9 @@ def permute(a, *order):
 
 
 @word("transpose", lambda g, d0, d1: np.swapaxes(g, d0, d1))
-@exposes(TRANSPOSE, functions=("transpose", "swapaxes"), methods=("transpose", "swapaxes"))
+@exposes(TRANSPOSE, functions=("swapaxes",), methods=("swapaxes",),
+         params=("input", "axis0", "axis1"), inplace=_RESHAPED_IN_PLACE)
+@exposes(TRANSPOSE, functions=("transpose",), methods=("transpose",), inplace=_RESHAPED_IN_PLACE)
 def transpose(a, dim0, dim1):
     d0, d1 = dims((dim0, dim1), a.array.ndim)
     return record(TRANSPOSE, np.swapaxes(a.array, d0, d1), (a,), {"dim0": d0, "dim1": d1})
@@ -272,7 +278,7 @@ def _t_array(g):
 
 
 @word("t", _t_array)
-@exposes(T_OP, functions=("t",), methods=("t",))
+@exposes(T_OP, functions=("t",), methods=("t",), inplace=_RESHAPED_IN_PLACE)
 def t(a):
     if a.array.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.array.ndim}D")
@@ -337,7 +343,7 @@ def _unsqueezed(x, d):
 
 
 @word("unsqueeze", _unsqueezed)
-@exposes(UNSQUEEZE, functions=("unsqueeze",), methods=("unsqueeze",))
+@exposes(UNSQUEEZE, functions=("unsqueeze",), methods=("unsqueeze",), inplace=_RESHAPED_IN_PLACE)
 def unsqueeze(a, dim):
     d = dims(dim, a.array.ndim + 1)[0]
     return record(UNSQUEEZE, _unsqueezed(a.array, d), (a,), {"dim": d})
@@ -347,7 +353,8 @@ def _squeeze_dim_array(g, dim):
     return np.squeeze(g, dim) if g.ndim and g.shape[dim] == 1 else g
 
 
-@exposes(SQUEEZE_ALL, SQUEEZE_DIM, functions=("squeeze",), methods=("squeeze",))
+@exposes(SQUEEZE_ALL, SQUEEZE_DIM, functions=("squeeze",), methods=("squeeze",),
+         inplace=_RESHAPED_IN_PLACE)
 def squeeze(a, dim=None):
     shape = a.array.shape
     if dim is None:
@@ -463,7 +470,7 @@ FLIP = op("FlipBackward0", lambda F, g, out, a, dims: F.flip(g, dims),
 
 
 @word("flip", lambda g, dims_: np.flip(g, dims_) if dims_ else g)
-@exposes(FLIP, functions=("flip",), methods=("flip",))
+@exposes(FLIP, functions=("flip",), methods=("flip",), params=("input", "dims"))
 def flip(a, *dims_, dims=None):
     """`torch.flip(x, dims)`, `x.flip(dims)` and `x.flip(0, 1)`: a copy, not a view."""
     if dims is not None:

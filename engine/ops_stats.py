@@ -15,9 +15,10 @@ from . import dtypes
 from .graph import NUMBERS, record
 from .operands import c_order, dims, reduce_dims
 from .ops_reduce import ReturnType, _to_index, _unsqueeze_dims
-from .registry import Check, Family, any_
+from .registry import Check, Family, any_, no_in_place
 
-family = Family("Statistics and orderings")
+family = Family("Statistics and orderings", inplace=no_in_place(
+    "a statistic or an ordering: a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
 
 

@@ -8,6 +8,12 @@ define the entries; `tensor.py` builds Tensor's methods and operators from them,
 the torch namespaces, the sandbox its allow-list, `explain` its rules, the tests their
 gradient checks, `docs/ops.md` its table: all from here and from nothing else.
 
+Each `exposes` call is one surface: besides the public names, it states torch's names for the
+forward's parameters (`params`, what `torch.X(input=t)` and `t.X(other=u)` take by keyword) and
+the in-place decision (`inplace`: `x.X_()` and `torch.X_(x)` derived from the forward, or why
+there is none). Both have defaults: the parameters read off the forward's own signature (its
+`a` and `b` are torch's `input` and `other`), the decision from the family.
+
 Rule vocabulary (HIPS-autograd style, one rule per input position):
 
     vjp(F, g, out, *inputs, **params) -> the gradient for that input, in out's shape
@@ -114,16 +120,87 @@ class Op:
         return f"Op({self.name})"
 
 
-class Family:
-    """The entries, public functions and rule words of one family module."""
+# --- the in-place decision of a surface ----------------------------------------------------------
 
-    def __init__(self, title: str):
+IN_PLACE = "torch.X_ and Tensor.X_"  # both derived from the forward (sin_, clamp_)
+METHOD_IN_PLACE = "Tensor.X_"  # the method only: torch has no torch.X_ (add_, sign_)
+OWN_IN_PLACE = "Tensor.X_ of its own"  # a surface of its own offers X_ (bernoulli_)
+
+
+def no_in_place(reason: str) -> str:
+    """The decision of a surface torch offers no in-place variant of either, and why."""
+    return "none: " + reason
+
+
+def in_place_gap(reason: str) -> str:
+    """The decision of a surface whose in-place variant torch has and autodiff does not offer,
+    and why (its `x.X_()` is then "not supported", as any name autodiff lacks)."""
+    return "gap: " + reason
+
+
+def torch_parameters(forward: Callable) -> tuple | None:
+    """torch's names for the positional parameters of `forward`'s function form, read off its
+    signature (the engine's `a` and `b` are torch's `input` and `other`); None when it takes
+    `*args`, whose names only a surface's `params` can give."""
+    import inspect
+
+    names: list = []
+    for p in inspect.signature(inspect.unwrap(forward)).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return None
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append({"a": "input", "b": "other"}.get(p.name, p.name))
+    return tuple(names)
+
+
+class Surface(NamedTuple):
+    """One `exposes` call: a forward's public names, torch's names for its parameters (those of
+    torch.X; Tensor.X takes the same without the first; a tuple of names where overloads put
+    different ones at one place) and its in-place decision (IN_PLACE, METHOD_IN_PLACE,
+    OWN_IN_PLACE, `no_in_place(why)`, `in_place_gap(why)`). `inplace_entry`: what the in-place
+    variant records where torch's records another node than the op's (asinh_: a node without
+    a derivative). `variant_of`: the surface an in-place variant was derived from."""
+
+    forward: Callable
+    functions: tuple
+    methods: tuple
+    nn: tuple
+    params: tuple | None
+    inplace: str
+    variant_of: "Surface | None" = None
+    inplace_entry: Op | None = None
+
+    def positions(self, method: bool) -> dict | None:
+        """torch's keyword name -> its position, for torch.X/F.X or (`method`) Tensor.X."""
+        params = self.params
+        if params is None:
+            return None
+        positions = {}
+        for k, names in enumerate(params[1:] if method else params):
+            for name in (names,) if isinstance(names, str) else names:
+                positions[name] = k
+        return positions
+
+    def decided_names(self) -> tuple:
+        """The public names the in-place decision is about: not operators, not in-place
+        themselves."""
+        return tuple(n for n in dict.fromkeys(self.functions + self.methods + self.nn)
+                     if not n.startswith("__") and not n.endswith("_"))
+
+
+class Family:
+    """The entries, public functions and rule words of one family module; `inplace` is the
+    in-place decision of its surfaces that state none."""
+
+    def __init__(self, title: str, inplace: str | None = None):
         self.title = title
+        self.inplace = inplace
         self.ops: list[Op] = []
         self.functions: dict[str, Callable] = {}  # torch.X
         self.methods: dict[str, Callable] = {}  # Tensor.X and operators
         self.nn_functions: dict[str, Callable] = {}  # torch.nn.functional.X
         self.words: dict[str, tuple] = {}  # rule word -> (array version, tensor version)
+        self.surfaces: list[Surface] = []
         FAMILIES.append(self)
 
     def op(self, name: str, *vjps, **details) -> Op:
@@ -132,10 +209,17 @@ class Family:
         self.ops.append(entry)
         return entry
 
-    def exposes(self, *ops: Op, functions=(), methods=(), nn=()):
+    def exposes(self, *ops: Op, functions=(), methods=(), nn=(), params=None, inplace=None,
+                inplace_entry=None, variant_of=None):
         """Offer the decorated forward as torch.X (`functions`), Tensor.X or an operator
-        (`methods`) and torch.nn.functional.X (`nn`); it records `ops`."""
+        (`methods`) and torch.nn.functional.X (`nn`); it records `ops`. `params` and
+        `inplace`: see Surface (by default the forward's signature and the family's
+        decision)."""
         def register(forward):
+            self.surfaces.append(Surface(
+                forward, tuple(functions), tuple(methods), tuple(nn),
+                tuple(params) if params is not None else torch_parameters(forward),
+                inplace if inplace is not None else self.inplace, variant_of, inplace_entry))
             for entry in ops:
                 entry.forward = forward
                 entry.functions += tuple(functions)
@@ -163,6 +247,25 @@ FAMILIES: list[Family] = []
 
 def all_ops() -> list[Op]:
     return [op for family in FAMILIES for op in family.ops]
+
+
+def all_surfaces() -> list[Surface]:
+    return [surface for family in FAMILIES for surface in family.surfaces]
+
+
+_POSITIONS: dict = {}
+
+
+def keyword_positions(key: str) -> dict | None:
+    """torch's keyword name -> position for `torch.X`, `Tensor.X` or `F.X` (key), as the
+    surface offering that name states it; None for a name no surface offers."""
+    if not _POSITIONS:
+        for surface in all_surfaces():  # (a later surface of a name replaces it, as in Tensor)
+            for prefix, names in (("torch.", surface.functions), ("Tensor.", surface.methods),
+                                  ("F.", surface.nn)):
+                for name in names:
+                    _POSITIONS[prefix + name] = surface.positions(prefix == "Tensor.")
+    return _POSITIONS.get(key)
 
 
 class Rules:

@@ -92,6 +92,8 @@ def _size(shape) -> Size:
 # on 0-d arrays. It becomes a 0-d array (`storage`) once something must share or write it.
 _NUMPY_SCALARS = frozenset({np.float32, np.float64, np.int64, np.int32, np.bool_})
 
+ops_inplace.offer_in_place_variants()  # (every family is loaded: their surfaces decide)
+
 
 def _registry_methods() -> dict:
     """Tensor's op methods and operators, as the families offer them."""

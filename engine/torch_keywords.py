@@ -17,6 +17,7 @@ import numpy as np
 
 from .operands import type_word
 from .ops_inplace import check_internal_overlap
+from .registry import keyword_positions
 from .session import current
 from .tensor import Tensor
 
@@ -84,12 +85,13 @@ def _into(out, name: str, function, args: list, kwargs: dict, bound: tuple):
 def by_position(exc: Exception, function, name: str, owner, args: list, kwargs: dict):
     """torch's parser takes any positional parameter by its name too (`torch.add(a, other=b)`,
     `x.view(size=(3, 2))`, `F.relu(input=x)`), where the engine's function names it
-    otherwise: after `function` refused such a keyword, the arguments with those keywords put
-    in their places, as (args, kwargs); None where that is not the reason or not possible (a
+    otherwise: after `function` refused such a keyword (or missed the parameter), the
+    arguments with those keywords put in their places, as (args, kwargs); None where that is not the reason or not possible (a
     gap: torch's own error stands). A keyword for a place the arguments already fill is
     torch's TypeError."""
-    if not isinstance(exc, TypeError) or "unexpected keyword argument" not in str(exc):
-        return None
+    if not isinstance(exc, TypeError) or not any(
+            words in str(exc) for words in ("unexpected keyword argument", "required positional")):
+        return None  # (`torch.sin_(input=t)`: the engine's first parameter missing)
     module = getattr(owner, "_tg_module_name", None)
     if type(getattr(function, "__self__", None)) is Tensor:
         key = f"Tensor.{name}"
@@ -99,9 +101,11 @@ def by_position(exc: Exception, function, name: str, owner, args: list, kwargs: 
         key = f"F.{name}"
     else:
         return None
-    from .torch_parameters import POSITIONS  # noqa: PLC0415 - an error path's table
+    positions = keyword_positions(key)  # (an op's own surface states them)
+    if positions is None:
+        from .torch_parameters import POSITIONS  # noqa: PLC0415 - an error path's table
 
-    positions = POSITIONS.get(key)
+        positions = POSITIONS.get(key)
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):

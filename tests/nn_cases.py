@@ -768,6 +768,76 @@ for bad in [(torch.tensor([0., 1.]),), (torch.tensor([-1, 1]),), (torch.tensor([
 F.one_hot(torch.tensor([0, 5]), 3)
 """)
 
+# --- every module class: its printing and a forward and backward ------------------------------
+#
+# One case per class torch.nn offers a program (tests/test_nn.py fails for a class missing
+# here): class name -> (the module, its inputs, the call when it is not m(*inputs)).
+
+_X = "torch.randn(2, 3, requires_grad=True)"
+_IMAGE = "torch.randn(1, 2, 5, 5, requires_grad=True)"
+_PROBABILITIES = "(torch.rand(2, 3, requires_grad=True), torch.rand(2, 3))"
+MODULE_FORMS: dict[str, tuple] = {
+    "Module": ("nn.Module()", f"({_X},)"),
+    "Linear": ("nn.Linear(3, 2)", f"({_X},)"),
+    "LazyLinear": ("nn.LazyLinear(2)", f"({_X},)"),
+    "Sequential": ("nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))", f"({_X},)"),
+    "ModuleList": ("nn.ModuleList([nn.Linear(3, 2), nn.ReLU()])", f"({_X},)",
+                   "m[1](m[0](*inputs))"),
+    "ModuleDict": ("nn.ModuleDict({'a': nn.Linear(3, 2), 'b': nn.Sigmoid()})", f"({_X},)",
+                   "m['b'](m['a'](*inputs))"),
+    "Flatten": ("nn.Flatten()", "(torch.randn(2, 3, 2, requires_grad=True),)"),
+    "Dropout": ("nn.Dropout(0.5)", f"({_X},)"),
+    "Identity": ("nn.Identity(3, unused=1)", f"({_X},)"),
+    "MSELoss": ("nn.MSELoss()", f"({_X}, torch.randn(2, 3))"),
+    "L1Loss": ("nn.L1Loss(reduction='sum')", f"({_X}, torch.randn(2, 3))"),
+    "CrossEntropyLoss": ("nn.CrossEntropyLoss()", f"({_X}, torch.tensor([0, 2]))"),
+    "NLLLoss": ("nn.NLLLoss()", f"({_X}.log_softmax(1), torch.tensor([1, 2]))"),
+    "BCELoss": ("nn.BCELoss()", _PROBABILITIES),
+    "BCEWithLogitsLoss": ("nn.BCEWithLogitsLoss()", f"({_X}, torch.rand(2, 3))"),
+    "SmoothL1Loss": ("nn.SmoothL1Loss(beta=0.5)", f"({_X}, torch.randn(2, 3))"),
+    "HuberLoss": ("nn.HuberLoss(delta=0.5)", f"({_X}, torch.randn(2, 3))"),
+    "KLDivLoss": ("nn.KLDivLoss(reduction='batchmean')",
+                  f"({_X}.log_softmax(1), torch.rand(2, 3).softmax(1))"),
+    "CosineSimilarity": ("nn.CosineSimilarity(dim=1)", f"({_X}, torch.randn(2, 3))"),
+    "ReLU": ("nn.ReLU()", f"({_X},)"),
+    "Sigmoid": ("nn.Sigmoid()", f"({_X},)"),
+    "Tanh": ("nn.Tanh()", f"({_X},)"),
+    "Softmax": ("nn.Softmax(dim=1)", f"({_X},)"),
+    "LogSoftmax": ("nn.LogSoftmax(dim=1)", f"({_X},)"),
+    "LeakyReLU": ("nn.LeakyReLU(0.2)", f"({_X},)"),
+    "GELU": ("nn.GELU(approximate='tanh')", f"({_X},)"),
+    "Softplus": ("nn.Softplus(beta=2.0)", f"({_X},)"),
+    "ELU": ("nn.ELU(alpha=0.5)", f"({_X},)"),
+    "SiLU": ("nn.SiLU()", f"({_X},)"),
+    "LogSigmoid": ("nn.LogSigmoid()", f"({_X},)"),
+    "Hardtanh": ("nn.Hardtanh(-0.5, 0.5)", f"({_X},)"),
+    "ReLU6": ("nn.ReLU6()", f"({_X},)"),
+    "Embedding": ("nn.Embedding(5, 2, padding_idx=0)", "(torch.tensor([[0, 3], [4, 3]]),)",
+                  "m(*inputs) * 1"),
+    "Conv1d": ("nn.Conv1d(2, 3, 3, padding=1)", "(torch.randn(1, 2, 5, requires_grad=True),)"),
+    "Conv2d": ("nn.Conv2d(2, 3, 3, stride=2)", f"({_IMAGE},)"),
+    "MaxPool2d": ("nn.MaxPool2d(2, stride=1)", f"({_IMAGE},)"),
+    "AvgPool2d": ("nn.AvgPool2d(2)", f"({_IMAGE},)"),
+    "AdaptiveAvgPool2d": ("nn.AdaptiveAvgPool2d(1)", f"({_IMAGE},)"),
+}
+
+
+def _module_case(construct: str, inputs: str, call: str = "m(*inputs)") -> str:
+    return f"""
+torch.manual_seed(0)
+m = {construct}
+inputs = {inputs}
+print(m)
+out = {call}
+print(out, out.grad_fn)
+out.sum().backward()
+print([t.grad for t in inputs if t.is_leaf and t.requires_grad], [p.grad for p in m.parameters()])
+"""
+
+
+for _name, _form in MODULE_FORMS.items():
+    case(f"module_{_name}", _module_case(*_form))
+
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

@@ -32,6 +32,18 @@ def test_every_case_has_a_golden():
     assert set(GOLDEN) == set(nn_cases.CASES)
 
 
+_MODULE_CLASSES = sorted(name for name in nn._tg_public if isinstance(getattr(nn, name), type)
+                         and issubclass(getattr(nn, name), Module))
+
+
+@pytest.mark.parametrize("name", _MODULE_CLASSES)
+def test_every_module_class_has_a_printing_and_forward_case(name):
+    """Each nn module class a program can reach is printed and called (forward and backward)
+    by a case of its own, compared with torch's output like every case."""
+    assert name in nn_cases.MODULE_FORMS, f"nn.{name}: add it to MODULE_FORMS in tests/nn_cases.py"
+    assert f"module_{name}" in GOLDEN, "run python tests/make_nn_goldens.py"
+
+
 @pytest.mark.parametrize("name", sorted(nn_cases.CASES))
 def test_case_prints_what_torch_printed(name):
     assert nn_cases.run_case(nn_cases.CASES[name], nn_cases.autodiff_modules()) == GOLDEN[name]
