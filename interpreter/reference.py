@@ -192,7 +192,8 @@ def _read_rows(pipe: int, rows: list) -> None:
 
 def _run_jobs(jobs: list[dict], *, timeout: float, python: str, max_memory: int | None,
               what: str) -> tuple[list[dict], subprocess.CompletedProcess]:
-    """Run the jobs in one child: (one result row per job it finished, the process)."""
+    """Run the jobs from one child, each in a process of its own: (one result row per job
+    it finished, the child process)."""
     limits = {"max_memory": max_memory, "slack": MEMORY_SLACK,
               "cpu_seconds": timeout + 5, "importable": IMPORTABLE,
               "preload": DYNAMO_PRELOAD if any(_NEEDS_DYNAMO.search(job["source"])
