@@ -88,8 +88,6 @@ def _wait_for_session(read_fd: int, pid: int) -> int:
             word, _, number = line.decode().partition(" ")
             if word == "pid":
                 holder[0] = int(number)
-                if terminated:  # it came while the session was handed on: the one before
-                    pass_on(terminated[-1], None)  # may have ended without seeing it
             elif word == "exit":
                 code = int(number)
     os.close(read_fd)
@@ -138,6 +136,10 @@ def run_input(run: Callable[[], tuple[str, str, bool]],
     not report itself (killed, crashed) when it was dropped."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
+    # the session's own handlers: the child that takes the session over needs them back, not
+    # the ones the parent's wait puts in place (a SIGTERM to the new holder raised the wait's
+    # signal at its input prompt: exit 0, or a traceback)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     read_fd, write_fd = os.pipe()
     try:
         pid = os.fork()
@@ -147,7 +149,7 @@ def run_input(run: Callable[[], tuple[str, str, bool]],
         return run()[:2]
     if pid == 0:
         os.close(read_fd)
-        return _run_in_child(run, limits, write_fd)
+        return _run_in_child(run, limits, write_fd, handlers)
     os.close(write_fd)
     child = Child.watching(pid, read_fd, limits)
     signum = _watched(child, wait=_wait_for_handover)
@@ -168,7 +170,8 @@ def run_input(run: Callable[[], tuple[str, str, bool]],
     return "", ""  # the child reported the limit itself
 
 
-def _run_in_child(run, limits: ProcessLimits, write_fd: int) -> tuple[str, str]:
+def _run_in_child(run, limits: ProcessLimits, write_fd: int,
+                  handlers: dict) -> tuple[str, str]:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent in one line, not as a dump
@@ -179,7 +182,7 @@ def _run_in_child(run, limits: ProcessLimits, write_fd: int) -> tuple[str, str]:
         _limit_process(limits)
         printed, problem, stopped = run()
         if not stopped:
-            _take_over(saved, write_fd)
+            _take_over(saved, write_fd, handlers)
             return printed, problem  # (its parent ends without a word: the console writes)
         sys.stdout.write(printed)
         sys.stderr.write(problem)
@@ -201,12 +204,13 @@ def _run_in_child(run, limits: ProcessLimits, write_fd: int) -> tuple[str, str]:
     return "", ""  # (never reached: _end exits)
 
 
-def _take_over(saved: list, write_fd: int) -> None:
+def _take_over(saved: list, write_fd: int, handlers: dict) -> None:
     """The input ran: this process holds the session from now on, as its parent did."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     _restore_limits(saved)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
     _tell(f"pid {os.getpid()}")  # (before the parent ends: the front passes SIGTERM here)
     os.write(write_fd, TOOK_OVER)
     os.close(write_fd)
