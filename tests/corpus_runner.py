@@ -24,6 +24,7 @@ what PyTorch prints: one `import torch` instead of one per program).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -33,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from autodiff.interpreter import torch_child
 from autodiff.interpreter.reference import has_torch_import, normalize_addresses
 
 TIMEOUT = 300.0  # seconds for one child (a batch of programs or one program)
@@ -47,7 +49,7 @@ class TorchResult:
 
 # The child: argv is a JSON file of [{"path", "prepend"}, ...] and a results file that gets
 # one JSON line per program as soon as it finishes.
-_CHILD = r'''
+_CHILD_TEMPLATE = r'''
 import io, json, linecache, sys, traceback, warnings
 jobs_path, results_path = sys.argv[1], sys.argv[2]
 with open(jobs_path, encoding="utf-8") as f:
@@ -58,15 +60,7 @@ numpy_options = numpy.get_printoptions()
 real_out, real_err = sys.stdout, sys.stderr
 
 
-def error_line(exc):
-    cls = type(exc)
-    name = cls.__qualname__
-    if cls.__module__ not in ("builtins", "__main__"):
-        name = cls.__module__ + "." + name
-    lines = "".join(traceback.format_exception_only(cls, exc)).splitlines()
-    return next((l for l in lines if l == name or l.startswith(name + ": ")),
-                lines[-1] if lines else name)
-
+{error_line}
 
 with open(results_path, "w", encoding="utf-8") as results:
     for job in jobs:
@@ -105,6 +99,8 @@ with open(results_path, "w", encoding="utf-8") as results:
                                   "error": error}) + "\n")
         results.flush()
 '''
+# the error line exactly as the torch reference's child records it: one definition for both
+_CHILD = _CHILD_TEMPLATE.replace("{error_line}", inspect.getsource(torch_child.error_line))
 
 
 def _child_env() -> dict[str, str]:
