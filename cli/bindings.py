@@ -18,13 +18,13 @@ from __future__ import annotations
 import weakref
 from typing import Any, NamedTuple, TextIO
 
-from autodiff.engine.graph import watched_grad_fn
-from autodiff.engine.tensor import Tensor
+from autodiff.engine.graph.nodes import watched_grad_fn
+from autodiff.engine.tensors.tensor import Tensor
 from autodiff.interpreter import Program, RunResult, bound_names
 from autodiff.interpreter.expressions import Context
 from autodiff.interpreter.statements import compile_block
 from autodiff.parser import ast, parse
-from autodiff.parser.diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
 
 class Binding(NamedTuple):

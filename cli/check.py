@@ -21,12 +21,12 @@ from typing import TextIO
 
 import numpy as np
 
-from autodiff.engine.gradcheck import GradientReport
-from autodiff.engine.graph import version_of, watched_grad_fn
-from autodiff.engine.tensor import Tensor
+from autodiff.engine.autograd.numeric_check import GradientReport
+from autodiff.engine.graph.nodes import version_of, watched_grad_fn
+from autodiff.engine.tensors.tensor import Tensor
 
-from autodiff.parser.display import text_width
-from autodiff.parser.i18n import N_, _
+from autodiff.text.display import text_width
+from autodiff.text.i18n import N_, _
 
 from .names import dtype_text
 from .limits import RunLimits, applied

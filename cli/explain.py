@@ -18,13 +18,13 @@ from typing import TextIO
 
 import numpy as np
 
-from autodiff.engine.graph import AccumulateGrad, MultiNode, watched_grad_fn
-from autodiff.engine.operands import sum_to
-from autodiff.engine.printing import format_tensor
-from autodiff.engine.registry import bind_symbols, rule_with_numbers, value_text
+from autodiff.engine.graph.nodes import AccumulateGrad, MultiNode, watched_grad_fn
+from autodiff.engine.ops.operands import sum_to
+from autodiff.engine.core.printing import format_tensor
+from .explain_text import bind_symbols, rule_with_numbers, value_text
 
-from autodiff.parser.display import text_width
-from autodiff.parser.i18n import N_, _
+from autodiff.text.display import text_width
+from autodiff.text.i18n import N_, _
 
 from .graph import input_meta
 from .limits import RunLimits, applied

@@ -16,7 +16,7 @@ import os
 import stat
 import tempfile
 
-from autodiff.parser.i18n import N_, _
+from autodiff.text.i18n import N_, _
 
 from .outcome import ToolError
 from .source import display_name

@@ -24,12 +24,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from autodiff.parser.diagnostics import TgError
-from autodiff.parser.i18n import N_, _
+from autodiff.text.diagnostics import TgError
+from autodiff.text.i18n import N_, _
 
 from .golden_files import Unreadable, discover, expected_paths, is_regular, read_regular, read_text
-from .golden_report import (FAILED, PASSED, SKIPPED, CaseResult, Suite, json_summary, junit_xml,
-                            print_failures)
+from .golden_report import (
+    FAILED,
+    PASSED,
+    SKIPPED,
+    CaseResult,
+    Suite,
+    json_summary,
+    junit_xml,
+    print_failures,
+)
 from .guard import ProcessLimits
 from .limits import DEFAULT_TIMEOUT, RunLimits, applied, process_limits
 from .outcome import EXIT_FAILED, EXIT_OK, ToolError, UsageError, guarded
@@ -85,7 +93,7 @@ def run_program(program: Path, timeout: float | None = DEFAULT_TIMEOUT) -> tuple
     Raises Unreadable for a program that is not a regular file (a link is not followed)."""
     from autodiff.interpreter import run_source
     from autodiff.interpreter.reference import normalize_addresses
-    from autodiff.parser.hints import hint_block
+    from autodiff.interpreter.hints import hint_block
 
     from .source import MAX_SOURCE_BYTES, source_from_bytes
     from .trace import Capture

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Callable, Iterable
 
-from autodiff.parser.i18n import _
+from autodiff.text.i18n import _
 
 from .outcome import UsageError
 from .source import display_name

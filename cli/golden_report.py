@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from autodiff.parser.display import escape_char, visible
-from autodiff.parser.i18n import _
+from autodiff.text.display import escape_char, visible
+from autodiff.text.i18n import _
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 _NOT_XML = re.compile("[\ufffe\uffff]")  # what `visible` leaves and XML 1.0 refuses

@@ -11,9 +11,9 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from typing import TextIO
 
-from autodiff.engine.graph import AccumulateGrad, accumulate_node, watched_grad_fn
-from autodiff.engine.tensor import Tensor
-from autodiff.parser.i18n import _
+from autodiff.engine.graph.nodes import AccumulateGrad, accumulate_node, watched_grad_fn
+from autodiff.engine.tensors.tensor import Tensor
+from autodiff.text.i18n import _
 
 from .graph_formats import partial_note, to_dot, to_json, to_mermaid
 from .limits import RunLimits
@@ -58,13 +58,13 @@ class GraphNode:
 
     def detail_lines(self) -> list[str]:
         """`value 4.5`, `grad 1`, `saved a = 2, b = 3`: short forms for drawings."""
-        from autodiff.engine.registry import value_text
+        from .explain_text import value_text
 
         return [line for _kind, line in self.details_by_kind()]
 
     def details_by_kind(self) -> list[tuple[str, str]]:
         """(what --show names it: values, grads, saved; its line)."""
-        from autodiff.engine.registry import value_text
+        from .explain_text import value_text
 
         words = {"value": _("value"), "grad": _("grad")}
         lines = [(key + "s", f"{words[key]} {value_text(self.details[key + '_array'], LABEL_ELEMENTS)}")
@@ -179,7 +179,7 @@ def input_meta(node, i: int) -> tuple[list[int] | None, str | None]:
     shape, dt = item if item is not None else (None, None)
     if shape is None:
         return None, None
-    from autodiff.engine.dtypes import from_numpy
+    from autodiff.engine.core.dtypes import from_numpy
 
     return list(shape), dtype_text(from_numpy(dt))
 

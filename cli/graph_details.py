@@ -4,8 +4,8 @@ as PyTorch prints them for JSON and the HTML page)."""
 
 from __future__ import annotations
 
-from autodiff.engine.graph import AccumulateGrad, watched_grad_fn
-from autodiff.engine.tensor import Tensor
+from autodiff.engine.graph.nodes import AccumulateGrad, watched_grad_fn
+from autodiff.engine.tensors.tensor import Tensor
 
 from .trace import Trace
 
@@ -14,8 +14,8 @@ def add_details(trace: Trace, ids: dict, nodes: dict, show: frozenset) -> None:
     """Values, gradients and saved tensors of each node, for --show."""
     import numpy as np
 
-    from autodiff.engine.printing import format_tensor
-    from autodiff.engine.registry import input_symbols
+    from autodiff.engine.core.printing import format_tensor
+    from .explain_text import input_symbols
 
     from .names import grad_of
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import replace
 
-from autodiff.parser.i18n import _
+from autodiff.text.i18n import _
 
 from .graph import Graph, GraphNode
 from .graph_formats import FOLD_ID

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autodiff.parser.display import visible
-from autodiff.parser.i18n import _
+from autodiff.text.display import visible
+from autodiff.text.i18n import _
 
 if TYPE_CHECKING:
     from .graph import Graph, GraphNode

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import json
 
-from autodiff.parser.display import visible
+from autodiff.text.display import visible
 
 from .graph import Graph
 from .graph_formats import partial_note

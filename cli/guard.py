@@ -24,8 +24,13 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
-from .outcome import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_TERMINATED,
-                      internal_error_message)
+from .outcome import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_LIMIT,
+    EXIT_TERMINATED,
+    internal_error_message,
+)
 
 GRACE = 0.3  # seconds a child gets after its own deadline to stop itself and say where
 ADDRESS_SPACE_SLACK = 1 << 30  # the interpreter, NumPy, BLAS buffers and threads, Graphviz
@@ -146,13 +151,13 @@ def _child(task: Callable[[], Any], limits: ProcessLimits, write_fd: int, return
         if returns:
             payload = json.dumps(["error", detail]).encode("utf-8", "surrogatepass")
         else:
-            from autodiff.parser.i18n import _
+            from autodiff.text.i18n import _
 
             message = _("autodiff: interrupted") if code == EXIT_INTERRUPTED \
                 else internal_error_message(detail)
             payload = b""
             try:
-                from autodiff.parser.display import visible  # past the stream's guard
+                from autodiff.text.display import visible  # past the stream's guard
 
                 os.write(2, (visible(message) + "\n").encode("utf-8", "backslashreplace"))
             except OSError:

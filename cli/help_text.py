@@ -13,8 +13,8 @@ from __future__ import annotations
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from autodiff.parser.display import text_width, wrap
-from autodiff.parser.i18n import N_, _, english
+from autodiff.text.display import text_width, wrap
+from autodiff.text.i18n import N_, _, english
 
 # What click and Typer write themselves, as they write it.
 _THEIRS = {

@@ -14,7 +14,7 @@ import re
 import time
 from contextlib import contextmanager
 
-from autodiff.parser.i18n import _
+from autodiff.text.i18n import _
 
 from .outcome import UsageError
 
@@ -65,7 +65,7 @@ class RunLimits:
             return parse_size(self.max_memory)
         if self.max_memory is not None:
             return self.max_memory
-        from autodiff.engine.session import current
+        from autodiff.engine.core.session import current
 
         return current().max_bytes
 
@@ -88,7 +88,7 @@ def applied(limits: RunLimits | None):
     """Apply `limits` inside the interpreter while the block runs: an engine session with the
     per-tensor limit (the runs inside start from it) and the deadline that stops a program at
     the line it runs."""
-    from autodiff.engine.session import Session
+    from autodiff.engine.core.session import Session
     from autodiff.interpreter.deadline import Deadline
 
     limits = limits or RunLimits()

@@ -11,15 +11,20 @@ from __future__ import annotations
 import io
 from typing import Any, TextIO
 
-from autodiff.interpreter import (default_modules, default_policy, execute, first_assignments,
-                                   new_session)
+from autodiff.interpreter import (
+    default_modules,
+    default_policy,
+    execute,
+    first_assignments,
+    new_session,
+)
 from autodiff.interpreter.expressions import Context, compile_expr
 from autodiff.interpreter.runtime import Runtime, make_builtins
 from autodiff.interpreter.statements import compile_block
 from autodiff.interpreter.warnings_hook import ProgramWarnings
 from autodiff.parser import ast, parse
 from autodiff.interpreter import bounds
-from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, TgError
+from autodiff.text.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, TgError
 
 from .source import LoadedSource
 from .trace import Trace, _observers

@@ -10,7 +10,7 @@ from typing import Annotated, Callable, Optional
 
 import typer
 
-from autodiff.parser.i18n import N_
+from autodiff.text.i18n import N_
 
 from .help_text import Command, Group
 
@@ -56,7 +56,7 @@ def _supervised(subject: str, max_memory: str | None, timeout: float | None,
     try:
         checked = process_limits(limits)
     except UsageError as exc:
-        from autodiff.parser.i18n import _
+        from autodiff.text.i18n import _
 
         sys.stderr.write(_("autodiff: error: {message}").format(message=exc) + "\n")
         return EXIT_USAGE
@@ -71,7 +71,7 @@ def _version(value: bool) -> None:
         try:
             typer.echo(f"autodiff {version('autodiff-tg')}")
         except PackageNotFoundError:
-            from autodiff.parser.i18n import _
+            from autodiff.text.i18n import _
 
             typer.echo(_("autodiff (not installed)"))
         raise typer.Exit()
@@ -81,7 +81,7 @@ def _language(ctx: typer.Context, value: Optional[str]) -> Optional[str]:
     """--lang, eager so that a --help after it is already in that language; the choice
     holds for this command (the context variable is put back when the command ends)."""
     if value is not None:
-        from autodiff.parser.i18n import choose, forget
+        from autodiff.text.i18n import choose, forget
 
         try:
             token = choose(value)

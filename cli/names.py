@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-from autodiff.engine.graph import AccumulateGrad, watched_grad_fn
-from autodiff.parser.i18n import _
+from autodiff.engine.graph.nodes import AccumulateGrad, watched_grad_fn
+from autodiff.text.i18n import _
 
 from .trace import Trace
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, TextIO
 
-from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a program error, a failed check, a missing tool, an internal error
@@ -41,9 +41,9 @@ class ToolError(Exception):
 
 def describe(error: TgError, source: str | None, scope: dict | None = None) -> str:
     """The diagnostic text: `FILE:LINE:COL: Class: message`, source line and caret, then
-    the hints (parser/hints.py) on the lines after it; `scope`, the program's variables
+    the hints (interpreter/hints.py) on the lines after it; `scope`, the program's variables
     when the caller has them (a live session), lets a hint name their values."""
-    from autodiff.parser.hints import hint_block
+    from autodiff.interpreter.hints import hint_block
 
     text = error.render(source) if source is not None else error.headline()
     hints = hint_block(error, source, scope)
@@ -63,7 +63,7 @@ def _terminate(signum, frame):
 
 def internal_error_message(detail: str, subject: str | None = None) -> str:
     """The line for an exception of ours: never a traceback, always a request to report it."""
-    from autodiff.parser.i18n import _
+    from autodiff.text.i18n import _
 
     text = _("internal error while running {subject}: {detail}. This is a bug in autodiff, not "
              "in the program: please report it, with the program file.") if subject else _(
@@ -155,7 +155,7 @@ def _report(exc: BaseException, err: TextIO, subject: str | None,
     """Write the message for `exc` and return the exit code; None for what is not ours to
     report (SystemExit)."""
     from autodiff.interpreter.deadline import ProgramStopped
-    from autodiff.parser.i18n import _
+    from autodiff.text.i18n import _
 
     if isinstance(exc, ProgramError):
         write_diagnostic(err, exc.error, describe(exc.error, exc.source), no_color)

@@ -16,14 +16,22 @@ import os
 import sys
 from typing import TextIO
 
-from autodiff.parser.diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
-from autodiff.parser.i18n import N_, _
+from autodiff.text.i18n import N_, _
 
 from . import repl_process
 from .live import LiveProgram, incomplete
-from .outcome import (EXIT_LIMIT, EXIT_OK, ProgramError, ToolError, UsageError, describe, guarded,
-                      write_diagnostic)
+from .outcome import (
+    EXIT_LIMIT,
+    EXIT_OK,
+    ProgramError,
+    ToolError,
+    UsageError,
+    describe,
+    guarded,
+    write_diagnostic,
+)
 
 BANNER = N_("autodiff repl: .tg statements, `torch` is imported. A block ends with an empty "
             "line; help for the commands; exit() or Ctrl-D quits.")

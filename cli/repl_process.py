@@ -24,10 +24,24 @@ import sys
 import time
 from typing import Callable
 
-from .guard import (CAN_FORK, Child, Lost, ProcessLimits, _end, _interrupt_once, _limit_process,
-                    _watched)
-from .outcome import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_TERMINATED, Terminated,
-                      internal_error_message)
+from .guard import (
+    CAN_FORK,
+    Child,
+    Lost,
+    ProcessLimits,
+    _end,
+    _interrupt_once,
+    _limit_process,
+    _watched,
+)
+from .outcome import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_LIMIT,
+    EXIT_TERMINATED,
+    Terminated,
+    internal_error_message,
+)
 
 TOOK_OVER = b"k"  # the child's word to its parent: the session is mine now
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any, TextIO
 
-from autodiff.engine.graph import watched_grad_fn
-from autodiff.engine.tensor import Tensor
-from autodiff.parser.diagnostics import source_lines
-from autodiff.parser.display import text_width
-from autodiff.parser.i18n import N_, _
+from autodiff.engine.graph.nodes import watched_grad_fn
+from autodiff.engine.tensors.tensor import Tensor
+from autodiff.text.diagnostics import source_lines
+from autodiff.text.display import text_width
+from autodiff.text.i18n import N_, _
 
 from .names import Namer, dtype_text, grad_of, shape_text
 from .outcome import UsageError

@@ -60,7 +60,7 @@ def _run_reported(source: LoadedSource, out: TextIO, err: TextIO, show, as_json:
     trace = trace_source(source, out=None if as_json else raw_stream(out), err=err)
     out.flush()
     if as_json:
-        from autodiff.parser.i18n import language
+        from autodiff.text.i18n import language
 
         code = trace.error.exit_code if trace.error is not None else EXIT_OK
         with language("en"):  # a document for programs: its texts do not change with the locale

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_LIMIT, EXIT_SYNTAX, TgError
 
 MAX_SOURCE_BYTES = 10_000_000  # a learner's largest program is a few kilobytes
 
@@ -21,7 +21,7 @@ class LoadedSource:
 def display_name(path: str) -> str:
     """The name diagnostics give the program at `path` ('-' is standard input): one line, a
     control character (a newline too) or an undecodable byte shown as its escape."""
-    from autodiff.parser.display import visible
+    from autodiff.text.display import visible
 
     return "<stdin>" if path == "-" else visible(str(path), keep="")
 
@@ -67,7 +67,7 @@ def source_from_bytes(data: bytes, filename: str) -> LoadedSource:
                         f"(unicode error) 'utf-8' codec can't decode byte {data[exc.start]:#04x} "
                         f"in position {exc.start}: {exc.reason}",
                         filename=filename, line=line, col=1)
-        error.raw = data  # the hint says which encoding it is in (parser/source_hints.py)
+        error.raw = data  # the hint says which encoding it is in (interpreter/source_hints.py)
         raise error from None
     return LoadedSource(text.replace("\r\n", "\n").replace("\r", "\n"), filename)
 

@@ -1,5 +1,5 @@
 """The one way autodiff's text reaches stdout and stderr: every control character of it made
-visible (parser/display.py `visible`), so no program output, error message or file name that
+visible (text/display.py `visible`), so no program output, error message or file name that
 a report shows can drive the reader's terminal (clear it, write its clipboard, retitle it).
 
 `guard_streams` puts a `VisibleStream` in front of sys.stdout and sys.stderr once, when a
@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Iterable, TextIO
 
-from autodiff.parser.display import visible
+from autodiff.text.display import visible
 
 
 class VisibleStream:

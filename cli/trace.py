@@ -13,10 +13,10 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from autodiff.engine.graph import AccumulateGrad, watched_grad_fn
-from autodiff.engine.session import Observers, current
-from autodiff.engine.tensor import Tensor
-from autodiff.parser.diagnostics import TgError
+from autodiff.engine.graph.nodes import AccumulateGrad, watched_grad_fn
+from autodiff.engine.core.session import Observers, current
+from autodiff.engine.tensors.tensor import Tensor
+from autodiff.text.diagnostics import TgError
 
 from .outcome import ProgramError
 from .source import LoadedSource

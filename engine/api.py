@@ -2,26 +2,44 @@
 
 Namespaces are plain objects whose class lists its public names in `_tg_public`, the
 allow-list the interpreter checks before any attribute access. The op functions come
-from the registry families; creation functions from creation.py.
+from the registry families; creation functions from tensors/creation.py.
 """
 
 from __future__ import annotations
 
-from . import autograd as _autograd
-from . import (autograd_gradcheck, creation, data, devices, dtypes, functional_autograd,
-               init, lr_scheduler, nn_conv, nn_embedding, nn_layers, nn_utils, ops_reduce, optim,
-               random_creation)
-from .function import Function
-from .graph import AccumulateGrad, Node
-from .parameter import Parameter, TensorKind
-from .printing import set_printoptions
-from .random import Generator
-from .registry import FAMILIES
-from .session import (detect_anomaly, enable_grad, inference_mode, is_anomaly_check_nan_enabled,
-                      is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled, no_grad,
-                      set_detect_anomaly,
-                      set_grad_enabled)
-from .tensor import LEGACY_TYPES, RULES, Size, Tensor
+from .graph import calls as _autograd
+from .autograd import gradcheck as autograd_gradcheck, functional as functional_autograd
+from .tensors import creation, random_creation
+from .data import loader as data
+from .core import devices, dtypes
+from .nn import (
+    init,
+    conv as nn_conv,
+    embedding as nn_embedding,
+    layers as nn_layers,
+    utils as nn_utils,
+)
+from .optim import lr_scheduler, optimizers as optim
+from .ops import reduce as ops_reduce
+from .autograd.function import Function
+from .graph.nodes import AccumulateGrad, Node
+from .tensors.parameter import Parameter, TensorKind
+from .core.printing import set_printoptions
+from .random.generator import Generator
+from .ops.registry import FAMILIES
+from .core.session import (
+    detect_anomaly,
+    enable_grad,
+    inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_detect_anomaly,
+    set_grad_enabled,
+)
+from .tensors.tensor import LEGACY_TYPES, RULES, Size, Tensor
 
 
 VERSION = "2.13.0+cpu"  # the PyTorch whose behaviour autodiff reproduces (torch.__version__)

@@ -11,7 +11,7 @@ import threading
 from typing import Any, Iterator, TextIO
 
 from autodiff.parser import ast, parse
-from autodiff.parser.diagnostics import EXIT_RUNTIME, TgError
+from autodiff.text.diagnostics import EXIT_RUNTIME, TgError
 
 from .expressions import Context
 from .runtime import CollectionsNamespace, MathNamespace, RandomNamespace, Runtime, make_builtins
@@ -62,7 +62,7 @@ def default_modules() -> dict[str, Any]:
 def new_session(**settings: Any):
     """The engine session a run starts with: a new process's state (grad mode on, the
     default random stream), the limits and observers of the session around it."""
-    from autodiff.engine.session import current  # noqa: PLC0415 - the engine loads on first run
+    from autodiff.engine.core.session import current  # noqa: PLC0415 - the engine loads on first run
 
     return current().for_run(**settings)
 
@@ -102,7 +102,7 @@ class Program:
                            filename=self.filename, source=self.source, err=err)
         result = RunResult(dict(self.globals), error, dict(self.assigned_lines))
         if error is not None:
-            error.scope = result.globals  # the values a hint may name (parser/hints.py)
+            error.scope = result.globals  # the values a hint may name (interpreter/hints.py)
         return result
 
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any, Callable
 
-from autodiff.engine.program_classes import PROTOCOL_METHODS, ProgramObject
-from autodiff.engine.unsupported import Unsupported
+from autodiff.engine.core.program_classes import PROTOCOL_METHODS, ProgramObject
+from autodiff.engine.core.unsupported import Unsupported
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
 from .expressions import Context, call_hooks, compile_call_to, compile_expr, runtime_error
 from .sandbox import Refused, refuse, unbound_method

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
 from .expressions import _DISPATCH as EXPRESSIONS, Context, compile_expr, guarded, runtime_error
 from .runtime import MAX_CALL_DEPTH

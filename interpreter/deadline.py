@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Callable
 
-from autodiff.parser.diagnostics import EXIT_LIMIT
+from autodiff.text.diagnostics import EXIT_LIMIT
 
 from .position import current_node
 

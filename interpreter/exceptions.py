@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
 from .expressions import Context, compile_expr, runtime_error
 from .statements import _DISPATCH as STATEMENTS, compile_block, compile_delete, compile_store

@@ -11,7 +11,7 @@ import operator
 from typing import Any, Callable
 
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgError
 from autodiff.parser.precedence import MAX_EXPR_DEPTH
 
 from . import bounds, reserve
@@ -386,7 +386,7 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
                 raise
     else:
         if _torch_keywords(kwargs):  # `axis=`, `keepdims=`, `out=`
-            from autodiff.engine.torch_keywords import call as invoke  # noqa: PLC0415
+            from autodiff.engine.tensors.torch_keywords import call as invoke  # noqa: PLC0415
         else:
             invoke = _invoke
 
@@ -431,14 +431,14 @@ def _call_owner(node: ast.Call, cx: Context):
 
 def _refused_call(node: ast.Call, cx: Context) -> Callable:
     """A check for a call that raised: `torch.name(...)` or `tensor.name(...)` whose
-    arguments torch's parser refuses raises torch's TypeError (engine/signatures.py) in
+    arguments torch's parser refuses raises torch's TypeError (engine/core/signatures.py) in
     place of the engine's error; any other error is left to propagate."""
     name, namespace = _call_owner(node, cx)
 
     def refused(exc: Exception, f, L: dict, pos: tuple, kw: dict) -> None:
         if name is None or isinstance(exc, TgError):
             return
-        from autodiff.engine.signatures import call_error  # noqa: PLC0415 - an error path
+        from autodiff.engine.core.signatures import call_error  # noqa: PLC0415 - an error path
 
         error = call_error(exc, f, name, namespace(L), pos, kw)
         if error is not exc:
@@ -454,14 +454,14 @@ def _positional_by_name(node: ast.Call, cx: Context) -> Callable:
     def by_name(exc: Exception, f, L: dict, pos: list, kw: dict):
         if name is None or isinstance(exc, TgError):
             return None
-        from autodiff.engine.torch_keywords import by_position  # noqa: PLC0415 - an error path
+        from autodiff.engine.tensors.torch_keywords import by_position  # noqa: PLC0415 - an error path
 
         return by_position(exc, f, name, namespace(L), pos, kw)
     return by_name
 
 
 def _torch_keywords(kwargs: list) -> bool:
-    from autodiff.engine.torch_keywords import NAMES  # noqa: PLC0415 - the engine loads on first run
+    from autodiff.engine.tensors.torch_keywords import NAMES  # noqa: PLC0415 - the engine loads on first run
 
     return any(k in NAMES for k, _ in kwargs)
 

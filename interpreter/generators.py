@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from autodiff.engine.unsupported import Unsupported
+from autodiff.engine.core.unsupported import Unsupported
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
 from .expressions import Context, compile_expr, runtime_error
 from .runtime import BREAK, MAX_CALL_DEPTH, RETURN, RETURN_SLOT, Runtime

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
 from .expressions import Context, runtime_error
 from .known_names import MODULES, NotSupportedName, known
@@ -27,7 +27,7 @@ def resolve_module(dotted: str, modules: dict, policy: Callable) -> Any:
         return modules[dotted]
     head, _, last = dotted.rpartition(".")
     if not head:  # numpy: made on first import, with a random state of this run's own
-        from autodiff.engine.numpy_namespace import namespace  # noqa: PLC0415 - only when imported
+        from autodiff.engine.numpy.namespace import namespace  # noqa: PLC0415 - only when imported
 
         found = modules[dotted] = namespace()
         return found

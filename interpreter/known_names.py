@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autodiff.engine.unsupported import Unsupported
+from autodiff.engine.core.unsupported import Unsupported
 
 # The modules a program may import; each is the engine's namespace, or a stand-in below
 # while the engine lacks it.

@@ -13,7 +13,7 @@ import builtins as _py
 from types import FunctionType, MethodType
 from typing import Any
 
-from autodiff.engine.unsupported import Unsupported
+from autodiff.engine.core.unsupported import Unsupported
 
 from . import bounds
 
@@ -102,7 +102,7 @@ def python_type(obj: Any, *rest: Any) -> Any:
         return shown
     module = cls.__module__
     if cls.__name__ == "Tensor":
-        from autodiff.engine.parameter import Parameter, is_parameter  # noqa: PLC0415
+        from autodiff.engine.tensors.parameter import Parameter, is_parameter  # noqa: PLC0415
 
         if is_parameter(obj):  # an engine Tensor marked as a parameter
             return Parameter
@@ -111,7 +111,7 @@ def python_type(obj: Any, *rest: Any) -> Any:
         return _view((FunctionType, MethodType), "builtin_function_or_method")  # `print`, `t.sum`
     if issubclass(cls, type):  # the class of a class: `type`, which must not make classes
         if cls.__name__ == "TorchClass" and any(
-                f"{c.__module__}.{c.__name__}" == "autodiff.engine.function.Function"
+                f"{c.__module__}.{c.__name__}" == "autodiff.engine.autograd.function.Function"
                 for c in obj.__mro__):
             return _view(cls, "torch.autograd.function.FunctionMeta")
         return _view(cls, "type" if cls is type else _DISPLAY.get(cls.__name__, cls.__qualname__))

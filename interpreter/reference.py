@@ -14,8 +14,8 @@ token. The child binds ``torch`` in the program's namespace instead of editing t
 (line numbers stay the program's own). A program "lacks" ``import torch`` when it has no
 plain ``import torch`` statement (``import torch.nn as nn`` alone binds only ``nn``).
 
-The child runs with ``OMP_NUM_THREADS=1`` and ``MKL_NUM_THREADS=1`` (stable float
-reductions), ``PYTHONHASHSEED=0`` and ``PYTHONIOENCODING=utf-8``. Each program's stdout is
+The child runs with ``FLOAT_ENV`` (one thread, and MKL's compatible code path: stable float
+results on any x86 CPU), ``PYTHONHASHSEED=0`` and ``PYTHONIOENCODING=utf-8``. Each program's stdout is
 its golden text; stderr (warnings, the traceback) is kept apart. When the program raises,
 ``error`` is Python's own last traceback line, ``ErrorClass: message`` (non-builtin classes
 keep their module prefix, ``torch._C._LinAlgError: ...``; of a message of several lines,
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from autodiff.parser import TgError, parse
 from autodiff.parser import ast as tg_ast
-from autodiff.parser.diagnostics import restored
+from autodiff.text.diagnostics import restored
 
 from .reference_gate import REFUSED, STOPPED, check_program, language_surface
 
@@ -60,6 +60,12 @@ __all__ = [
 
 ADDRESS_RE = re.compile(r"0x[0-9a-f]+")
 ADDRESS_TOKEN = "0xADDR"
+
+
+# torch's float results as one machine gives them: one thread (reductions add in one order), and
+# MKL's compatible code path, which MKL takes on AMD CPUs and which an Intel CPU otherwise leaves
+# for its own AVX paths (other sums, other signs of zero in matrix products).
+FLOAT_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MKL_CBWR": "COMPATIBLE"}
 
 
 def normalize_addresses(text: str) -> str:
@@ -156,7 +162,7 @@ MEMORY_SLACK = 256 << 20  # thread stacks and the allocator's own, above the pro
 
 def default_max_memory() -> int | None:
     """As autodiff's own default: a quarter of the machine's memory."""
-    from autodiff.engine.session import DEFAULT_MAX_BYTES
+    from autodiff.engine.core.session import DEFAULT_MAX_BYTES
 
     return DEFAULT_MAX_BYTES
 
@@ -167,7 +173,7 @@ def _child_env(home: str) -> dict[str, str]:
     `home` is a folder of the child's own for what torch writes while it starts (a cache
     folder), before the program runs and any wall is up."""
     env = {"PATH": os.defpath, "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8",
-           "LC_ALL": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "LC_ALL": "C.UTF-8", **FLOAT_ENV,
            "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONNOUSERSITE": "" if _user_site_has_torch() else "1"}
     if "LD_LIBRARY_PATH" in os.environ:  # some installations find torch's libraries only so

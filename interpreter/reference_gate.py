@@ -17,7 +17,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from autodiff.engine.program_classes import PROTOCOL_METHODS
+from autodiff.engine.core.program_classes import PROTOCOL_METHODS
 from autodiff.parser import TgError, parse
 from autodiff.parser import ast as tg_ast
 
@@ -30,7 +30,8 @@ STOPPED = "stopped"  # ... and of a program stopped while it ran under torch
 @lru_cache(maxsize=1)
 def language_surface() -> dict[str, list[str]]:
     """The language's builtins, modules, readable and writable attribute names (for the child)."""
-    from autodiff.engine import api, numpy_namespace  # noqa: F401 - registers every class with `_tg_public`
+    from autodiff.engine import api
+    from autodiff.engine.numpy import namespace as numpy_namespace  # noqa: F401 - registers every class with `_tg_public`
 
     from .known_names import MODULES
     from .pybuiltins import UNSUPPORTED_BUILTINS
@@ -74,21 +75,21 @@ def _engine_classes() -> list[type]:
 
 
 # the real class each engine class stands for where its printed path does not say it
-_STANDS_FOR = {"autodiff.engine.tensor.Tensor": "torch.Tensor",
-               "autodiff.engine.tensor.Size": "torch.Size",
-               "autodiff.engine.dtypes.dtype": "torch.dtype",
-               "autodiff.engine.graph.Node": "torch.autograd.graph.Node",
-               "autodiff.engine.graph.AccumulateGrad": "torch.autograd.graph.Node",
-               "autodiff.engine.function.FunctionCtx": "torch.autograd.function.FunctionCtx",
-               "autodiff.engine.hooks.RemovableHandle": "torch.utils.hooks.RemovableHandle",
+_STANDS_FOR = {"autodiff.engine.tensors.tensor.Tensor": "torch.Tensor",
+               "autodiff.engine.tensors.tensor.Size": "torch.Size",
+               "autodiff.engine.core.dtypes.dtype": "torch.dtype",
+               "autodiff.engine.graph.nodes.Node": "torch.autograd.graph.Node",
+               "autodiff.engine.graph.nodes.AccumulateGrad": "torch.autograd.graph.Node",
+               "autodiff.engine.autograd.function.FunctionCtx": "torch.autograd.function.FunctionCtx",
+               "autodiff.engine.tensors.hooks.RemovableHandle": "torch.utils.hooks.RemovableHandle",
                # (values, indices) of max, min, sort, topk...: every class of the module
-               "autodiff.engine.ops_reduce.ReturnType": "torch.return_types.*",
-               "autodiff.engine.numpy_data.ndarray": "numpy.ndarray",
-               "autodiff.engine.program_classes.ProgramObject": "builtins.object"}
+               "autodiff.engine.ops.reduce.ReturnType": "torch.return_types.*",
+               "autodiff.engine.numpy.data.ndarray": "numpy.ndarray",
+               "autodiff.engine.core.program_classes.ProgramObject": "builtins.object"}
 
 
 def _torch_path(kind: type) -> str | None:
-    from autodiff.engine.torch_class_paths import CLASS_PATHS
+    from autodiff.engine.core.torch_class_paths import CLASS_PATHS
 
     name = f"{kind.__module__}.{kind.__qualname__}"
     return _STANDS_FOR.get(name) or CLASS_PATHS.get(name) or vars(kind).get("_tg_path")

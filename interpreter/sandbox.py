@@ -18,7 +18,7 @@ from collections import OrderedDict
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any, Callable
 
-from autodiff.engine.classes import TorchClass
+from autodiff.engine.core.classes import TorchClass
 
 from . import bounds
 from .bounded_builtins import LIST_METHODS, STR_METHODS
@@ -132,7 +132,7 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
             return Refused(f"{_owner(obj)} has no attribute '{name}'")
         # PyTorch's own private names a tutorial reaches for (`self._modules`): outside the
         # language, and said so, rather than reading as the learner's typo
-        from autodiff.engine.unsupported import Unsupported  # noqa: PLC0415 - error path only
+        from autodiff.engine.core.unsupported import Unsupported  # noqa: PLC0415 - error path only
 
         return Unsupported(name, message=f"{_owner(obj)} attribute '{name}' is not supported "
                            "by autodiff (names starting with '_' are private)")

@@ -16,7 +16,7 @@ a global (then a builtin). A class body looks in its own namespace first.
 from __future__ import annotations
 
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
 OUTER = " outer"  # not an identifier: no program variable can collide with it
 

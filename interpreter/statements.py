@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from autodiff.engine.unsupported import Unsupported
+from autodiff.engine.core.unsupported import Unsupported
 from autodiff.parser import ast
-from autodiff.parser.diagnostics import EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
 from .expressions import INPLACE, Context, compile_expr, guarded, load_compiler, runtime_error
 from .runtime import BREAK, CONTINUE, RETURN, RETURN_SLOT

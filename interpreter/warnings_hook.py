@@ -7,7 +7,7 @@ import sys
 import warnings
 from typing import TextIO
 
-from autodiff.parser.diagnostics import source_lines
+from autodiff.text.diagnostics import source_lines
 
 from .position import current_node
 
@@ -41,6 +41,6 @@ class ProgramWarnings:
         err.write(f"{self.filename}:{where}: {category.__name__}: {message}\n")
         if 1 <= where <= len(self.lines):
             err.write(f"  {self.lines[where - 1].strip()}\n")
-        from autodiff.parser.hints import warning_hint
+        from autodiff.interpreter.hints import warning_hint
 
         err.write(warning_hint(category.__name__, str(message), self.lines, node))

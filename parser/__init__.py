@@ -11,7 +11,7 @@ import gc
 import re
 
 from . import ast, lalr, tables
-from .diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
+from autodiff.text.diagnostics import EXIT_RUNTIME, EXIT_SYNTAX, TgError
 from .errors import translate
 from .lexer import TgLexer
 from .transform import ToAst

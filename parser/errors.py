@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .diagnostics import TgError, source_lines
+from autodiff.text.diagnostics import TgError, source_lines
 from .lalr import UnexpectedCharacters, UnexpectedToken
 
 # Terminals that can start an expression: when the parser accepts these, say "an expression".

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from . import ast
-from .diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
 _BRACE = re.compile(r"[{}]")
 

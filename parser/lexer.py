@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 from .lalr import Token, UnexpectedCharacters
 
 MAX_PAREN_DEPTH = 200  # CPython's limit: "too many nested parentheses"

@@ -10,7 +10,7 @@ new operator's left operand: exactly where Python's grammar would have put it.
 from __future__ import annotations
 
 from . import ast
-from .diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
 # Deeper expressions are refused (the interpreter compiles expressions recursively); the
 # parser refuses them as it builds, which also keeps each insertion's walk short.

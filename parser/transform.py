@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import ast
-from .diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 from .lalr import Token
 from .precedence import insert
 from .strings import BadEscape, unescape

@@ -6,8 +6,8 @@ goldens cannot come from `autodiff test --reference torch`, which refuses any pr
 is not valid .tg today. This module runs them the way interpreter/reference.py runs a
 program, except for that gate and the language's restricted builtins:
 
-- in a child Python process (torch is never imported here), with OMP_NUM_THREADS=1,
-  MKL_NUM_THREADS=1, PYTHONHASHSEED=0 and PYTHONIOENCODING=utf-8;
+- in a child Python process (torch is never imported here), with the reference's FLOAT_ENV
+  (one thread, MKL's compatible path), PYTHONHASHSEED=0 and PYTHONIOENCODING=utf-8;
 - each program in a fresh `__main__` namespace, with `torch` bound first when the program
   has no plain `import torch` of its own (as a prepended `import torch` would);
 - stdout is the golden text, object addresses written 0xADDR; when the program raises, the
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autodiff.interpreter import torch_child
-from autodiff.interpreter.reference import has_torch_import, normalize_addresses
+from autodiff.interpreter.reference import FLOAT_ENV, has_torch_import, normalize_addresses
 
 TIMEOUT = 300.0  # seconds for one child (a batch of programs or one program)
 
@@ -105,7 +105,7 @@ _CHILD = _CHILD_TEMPLATE.replace("{error_line}", inspect.getsource(torch_child.e
 
 def _child_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0",
+    env.update(FLOAT_ENV, PYTHONHASHSEED="0",
                PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONSTARTUP", None)
     env.pop("PYTHONINSPECT", None)

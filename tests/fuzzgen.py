@@ -191,7 +191,7 @@ FUZZ_MAX_BYTES = 256 * 2**20
 
 
 def _invariant_in_process(text: str, timeout: float) -> str | None:
-    from autodiff.engine.session import Session
+    from autodiff.engine.core.session import Session
     from autodiff.interpreter import run_source
 
     # a strict UTF-8 stream, as the real stdout is: printing a lone surrogate must fail

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("cli", "parser", "engine", "interpreter")
-LOCALE = ROOT / "parser" / "locale" / "zh_CN" / "LC_MESSAGES"
+PACKAGES = ("cli", "parser", "text", "engine", "interpreter")
+LOCALE = ROOT / "text" / "locale" / "zh_CN" / "LC_MESSAGES"
 PO = LOCALE / "autodiff.po"
 MO = LOCALE / "autodiff.mo"
 HEADER = ("Project-Id-Version: autodiff\n"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autodiff.engine import tensor  # noqa: F401 - loads every family into the registry
-from autodiff.engine.registry import FAMILIES
+from autodiff.engine.tensors import tensor  # noqa: F401 - loads every family into the registry
+from autodiff.engine.ops.registry import FAMILIES
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "ops.md"
 

@@ -1,8 +1,8 @@
-"""Write engine/torch_parameters.py: the names PyTorch's parser gives the positional
+"""Write engine/ops/torch_parameters.py: the names PyTorch's parser gives the positional
 parameters of each function and Tensor method autodiff offers outside the op registry
 (`torch.arange(start, end, step)`, `Tensor.to(...)`), so that a call naming one by keyword
 means what it means in PyTorch. An op's own names come from its registry surface (`params`,
-engine/registry.py), which tests/test_registry_surface.py compares with what this script
+engine/ops/registry.py), which tests/test_registry_surface.py compares with what this script
 reads from torch (`torch_positions`).
 
     python tests/make_torch_parameters.py       # needs torch installed
@@ -18,7 +18,7 @@ import inspect
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "engine" / "torch_parameters.py"
+OUT = Path(__file__).resolve().parent.parent / "engine" / "ops" / "torch_parameters.py"
 
 
 def _schema_names(name: str, method: bool) -> list[tuple[str, ...]]:
@@ -90,14 +90,14 @@ def torch_positions(key: str) -> dict[str, int]:
 
 
 def table() -> dict[str, dict[str, int]]:
-    """What engine/torch_parameters.py holds: every name autodiff offers that no registry
+    """What engine/ops/torch_parameters.py holds: every name autodiff offers that no registry
     surface states the parameters of, with torch's positions (names without any left out)."""
     import torch
 
     from autodiff.engine.api import _NN_FUNCTIONS
     from autodiff.engine.api import torch as ours
-    from autodiff.engine.registry import keyword_positions
-    from autodiff.engine.tensor import Tensor
+    from autodiff.engine.ops.registry import keyword_positions
+    from autodiff.engine.tensors.tensor import Tensor
 
     keys = [f"torch.{n}" for n in sorted(ours._tg_public) if callable(getattr(ours, n))
             and hasattr(torch, n)]

@@ -21,11 +21,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import programs, report, run  # noqa: E402
 
 from autodiff.interpreter import run_source  # noqa: E402
-from autodiff.interpreter.reference import (  # noqa: E402
-    normalize_addresses,
-    run_many_with_torch,
-    torch_available,
-)
+from autodiff.interpreter.reference import normalize_addresses, run_many_with_torch, torch_available
 
 NAMES = [b.name for b in programs.BENCHES]
 

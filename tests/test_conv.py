@@ -14,7 +14,7 @@ import pytest
 from autodiff.engine.api import functional as AF
 from autodiff.engine.api import nn as ann
 from autodiff.engine.api import torch as at
-from autodiff.engine.gradcheck import check_gradients, check_second_order
+from autodiff.engine.autograd.numeric_check import check_gradients, check_second_order
 from autodiff.interpreter import run_source
 
 

@@ -9,8 +9,7 @@ import random
 import pytest
 
 from autodiff.interpreter import run_source
-from autodiff.interpreter.reference import (normalize_addresses, run_many_with_torch,
-                                            torch_available)
+from autodiff.interpreter.reference import normalize_addresses, run_many_with_torch, torch_available
 
 LABELS = "ijkbnAB"
 

@@ -8,8 +8,8 @@ from hypothesis.extra import numpy as hnp
 
 from autodiff.engine.api import functional as F
 from autodiff.engine.api import torch
-from autodiff.engine.gradcheck import check_gradients, check_second_order
-from autodiff.engine.registry import all_ops
+from autodiff.engine.autograd.numeric_check import check_gradients, check_second_order
+from autodiff.engine.ops.registry import all_ops
 
 # --- gradient checks: every registry entry's own check -------------------------------------------
 

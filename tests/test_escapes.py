@@ -248,9 +248,9 @@ def test_a_module_whose_forward_reaches_a_dunder_is_refused():
     """A program's method runs in the sandbox wherever it is called from: a Module made from
     a .tg forward (as the interpreter's class statement makes it) cannot reach `__class__`."""
     from autodiff.engine.api import torch
-    from autodiff.engine.function import Function
-    from autodiff.engine.nn_module import Module
-    from autodiff.parser.diagnostics import TgError
+    from autodiff.engine.autograd.function import Function
+    from autodiff.engine.nn.module import Module
+    from autodiff.text.diagnostics import TgError
 
     source = ("def forward(self, x):\n    return x.__class__\n"
               "def backward(ctx, g):\n    return ctx.__dict__\n")

@@ -12,8 +12,16 @@ import time
 
 import pytest
 
-from autodiff.cli.guard import (ADDRESS_SPACE_SLACK, CAN_FORK, GRACE, Lost, ProcessLimits,
-                                call_in_child, run_all, supervise)
+from autodiff.cli.guard import (
+    ADDRESS_SPACE_SLACK,
+    CAN_FORK,
+    GRACE,
+    Lost,
+    ProcessLimits,
+    call_in_child,
+    run_all,
+    supervise,
+)
 from autodiff.cli.outcome import EXIT_FAILED, EXIT_LIMIT, guarded
 
 pytestmark = pytest.mark.skipif(not CAN_FORK, reason="the guard needs fork")

@@ -21,11 +21,12 @@ from autodiff.cli import golden
 from autodiff.cli.repl import Session
 from autodiff.cli.run import run_path
 from autodiff.interpreter.reference import normalize_addresses
-from autodiff.parser import i18n, suggest
-from autodiff.parser.diagnostics import TgError
-from autodiff.parser.display import caret_line, text_width
-from autodiff.parser.hints import hint_block, hints
-from autodiff.parser.source_hints import ascii_for, ascii_line
+from autodiff.text import i18n
+from autodiff.interpreter import suggest
+from autodiff.text.diagnostics import TgError
+from autodiff.text.display import caret_line, text_width
+from autodiff.interpreter.hints import hint_block, hints
+from autodiff.interpreter.source_hints import ascii_for, ascii_line
 
 EXE = shutil.which("autodiff")
 ROOT = Path(__file__).resolve().parent.parent
@@ -233,7 +234,7 @@ def test_hint_texts_are_all_wrapped_in_the_translation_function():
     import ast as python_ast
 
     for module in ("hints.py", "source_hints.py"):
-        tree = python_ast.parse((ROOT / "parser" / module).read_text())
+        tree = python_ast.parse((ROOT / "interpreter" / module).read_text())
         wrapped = {id(node.args[0]) for node in python_ast.walk(tree)
                    if isinstance(node, python_ast.Call) and getattr(node.func, "id", "") in ("_", "N_")
                    and node.args}

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_catalog  # noqa: E402
 
 from autodiff.cli.run import run_path  # noqa: E402
-from autodiff.parser import i18n  # noqa: E402
-from autodiff.parser.display import text_width  # noqa: E402
+from autodiff.text import i18n  # noqa: E402
+from autodiff.text.display import text_width  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 EXE = shutil.which("autodiff")

@@ -10,8 +10,8 @@ import io
 
 import pytest
 
-from autodiff.engine import inference
-from autodiff.engine.session import current
+from autodiff.engine.core import inference
+from autodiff.engine.core.session import current
 from autodiff.interpreter import compile_program, default_modules
 from autodiff.interpreter.reference import normalize_addresses, run_with_torch, torch_available
 from autodiff.parser import parse

@@ -187,7 +187,7 @@ def test_threaded_programs_print_what_torch_prints():
 def test_ten_programs_in_ten_threads_keep_their_own_state():
     """Grad mode, inference mode, random streams, memory limits and deadlines belong to each
     run: ten runs started together in one process each print exactly their golden."""
-    from autodiff.engine.session import Session
+    from autodiff.engine.core.session import Session
     from autodiff.interpreter.reference import normalize_addresses
 
     samples = ROOT / "samples"

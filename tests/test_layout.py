@@ -1,4 +1,4 @@
-"""Memory layouts as torch chooses them (engine/layout.py, ops_shape.view_strides): the strides
+"""Memory layouts as torch chooses them (engine/numerics/layout.py, ops_shape.view_strides): the strides
 of views and of elementwise results, which decide whether a later view() works, what
 reshape() records, and how a matrix product's backward is built.
 
@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from autodiff.engine.layout import elementwise_layout, iteration_order
-from autodiff.engine.ops_shape import _unsqueezed, view_strides
+from autodiff.engine.numerics.layout import elementwise_layout, iteration_order
+from autodiff.engine.ops.shape import _unsqueezed, view_strides
 from autodiff.interpreter.reference import torch_available
 
 needs_torch = pytest.mark.skipif(not torch_available(), reason="torch is not installed")

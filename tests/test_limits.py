@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from autodiff.engine.session import Session
-from autodiff.parser.diagnostics import EXIT_LIMIT
+from autodiff.engine.core.session import Session
+from autodiff.text.diagnostics import EXIT_LIMIT
 from autodiff.interpreter import run_source
 
 

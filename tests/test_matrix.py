@@ -41,7 +41,7 @@ from autodiff.cli.graph import graph_path
 from autodiff.cli.outcome import EXIT_FAILED
 from autodiff.cli.run import run_path
 from autodiff.interpreter.reference import normalize_addresses
-from autodiff.parser.i18n import _, language
+from autodiff.text.i18n import _, language
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.tg"))

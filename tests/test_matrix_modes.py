@@ -29,7 +29,7 @@ from test_matrix import (COMMANDS, CONSOLE_SAMPLES, EXE, HAS_DOT, ROOT, SAMPLES,
 from tiers import sampled
 
 from autodiff.cli.explain import explain_path
-from autodiff.parser.i18n import language
+from autodiff.text.i18n import language
 
 CORPUS = sorted((ROOT / "corpus").glob("*.tg"))
 NAMES = list(COMMANDS)
@@ -192,7 +192,7 @@ def test_the_terminal_is_a_terminal() -> None:
     got = on_terminal(["--lang", "zh", "run", sample], columns=60)
     assert got.status == 0 and "─ 张量 ─" in got.stdout
     rule = next(line for line in got.stdout.splitlines() if "张量" in line)
-    from autodiff.parser.display import text_width
+    from autodiff.text.display import text_width
 
     assert text_width(rule) == 60
     raw_master, raw_slave = pty.openpty()

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nn_cases  # noqa: E402
 
 from autodiff.engine.api import nn, optim_namespace, torch  # noqa: E402
-from autodiff.engine.function import Function  # noqa: E402
-from autodiff.engine.nn_module import Module  # noqa: E402
+from autodiff.engine.autograd.function import Function  # noqa: E402
+from autodiff.engine.nn.module import Module  # noqa: E402
 from autodiff.interpreter.sandbox import default_policy, get_attribute, set_attribute  # noqa: E402
 
 GOLDEN = json.loads((Path(__file__).resolve().parent / "goldens" / "nn" / "cases.json")
@@ -163,8 +163,8 @@ def test_sandbox_on_ctx_and_function_classes():
 
 def test_fused_multiply_add_matches_exact_rounding_on_ties():
     """The fast path (double sum, rounded once more) defers to the exact one on midpoints."""
-    from autodiff.engine.fma import fma32
-    from autodiff.engine.optim import fma
+    from autodiff.engine.numerics.fma import fma32
+    from autodiff.engine.optim.optimizers import fma
 
     rng = np.random.default_rng(0)
     a = (np.round(rng.standard_normal(4096) * 8) / 8).astype(np.float32)  # short values: ties

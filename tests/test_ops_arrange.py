@@ -9,11 +9,10 @@ import io
 import numpy as np
 import pytest
 
-from autodiff.engine.gradcheck import check_gradients
-from autodiff.engine.ops_arrange import family
+from autodiff.engine.autograd.numeric_check import check_gradients
+from autodiff.engine.ops.arrange import family
 from autodiff.interpreter import run_source
-from autodiff.interpreter.reference import (normalize_addresses, run_many_with_torch,
-                                            torch_available)
+from autodiff.interpreter.reference import normalize_addresses, run_many_with_torch, torch_available
 
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 

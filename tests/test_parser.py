@@ -4,7 +4,7 @@ import pytest
 from tiers import slow
 
 from autodiff.parser import ast, parse, parse_expression
-from autodiff.parser.diagnostics import TgError
+from autodiff.text.diagnostics import TgError
 
 
 def expr(text):

@@ -1,4 +1,4 @@
-"""Tests for autodiff.engine.printing.
+"""Tests for autodiff.engine.core.printing.
 
 The first block runs everywhere (expected strings were produced by torch 2.13.0 CPU and
 pasted here).  The second block compares live against torch when it is installed.
@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from autodiff.engine.printing import (
+from autodiff.engine.core.printing import (
     format_dtype,
     format_grad_fn,
     format_return_type,

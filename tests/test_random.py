@@ -22,9 +22,11 @@ import numpy as np
 import pytest
 import random_cases
 
-from autodiff.engine import api, fma, random_math
-from autodiff.engine.random import DEFAULT_SEED, Generator
-from autodiff.engine.session import Session
+from autodiff.engine import api
+from autodiff.engine.numerics import fma
+from autodiff.engine.random import kernels as random_math
+from autodiff.engine.random.generator import DEFAULT_SEED, Generator
+from autodiff.engine.core.session import Session
 from autodiff.interpreter import run_source
 from autodiff.interpreter.reference import normalize_addresses, torch_available
 

@@ -25,7 +25,7 @@ from autodiff.interpreter.reference import (
     torch_available,
 )
 from autodiff.interpreter.reference_gate import check_program, language_surface
-from autodiff.parser.display import text_width
+from autodiff.text.display import text_width
 
 ROOT = Path(__file__).resolve().parent.parent
 EXE = shutil.which("autodiff")

@@ -1,10 +1,10 @@
-"""An op's whole public surface comes from its registry surface (`exposes` in engine/registry.py),
+"""An op's whole public surface comes from its registry surface (`exposes` in engine/ops/registry.py),
 and a gap in one fails here.
 
 Without torch: every public name has torch's parameter names (what `torch.X(input=t)` takes by
 keyword) and an in-place decision, and the in-place variants Tensor and torch offer are exactly
 the decided ones. With torch installed: those names and decisions are torch's, the generated
-table for the rest (engine/torch_parameters.py) is current, and the graph a first-order gradient
+table for the rest (engine/ops/torch_parameters.py) is current, and the graph a first-order gradient
 builds under create_graph=True has torch's grad_fn names for every differentiable entry (its
 check run on both engines).
 """
@@ -22,9 +22,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autodiff.engine import api  # noqa: E402
-from autodiff.engine.registry import (IN_PLACE, METHOD_IN_PLACE, OWN_IN_PLACE,  # noqa: E402
-                                      all_ops, all_surfaces, keyword_positions)
-from autodiff.engine.tensor import Tensor  # noqa: E402
+from autodiff.engine.ops.registry import (
+    IN_PLACE,
+    METHOD_IN_PLACE,
+    OWN_IN_PLACE,
+    all_ops,
+    all_surfaces,
+    keyword_positions,
+)
+from autodiff.engine.tensors.tensor import Tensor  # noqa: E402
 from autodiff.interpreter import run_source  # noqa: E402
 
 SURFACES = [s for s in all_surfaces() if s.variant_of is None]
@@ -111,7 +117,7 @@ def test_generated_parameter_table_is_current():
     _torch()
     from make_torch_parameters import table
 
-    from autodiff.engine.torch_parameters import POSITIONS
+    from autodiff.engine.ops.torch_parameters import POSITIONS
 
     assert table() == POSITIONS, "stale: run python tests/make_torch_parameters.py"
 
@@ -131,8 +137,8 @@ def _torch_forms() -> dict:
     import torch
     import torch.nn.functional as TF
 
-    from autodiff.engine import ops_random
-    from autodiff.engine.random import Generator
+    from autodiff.engine.ops import random as ops_random
+    from autodiff.engine.random.generator import Generator
 
     forms = {id(Generator): torch.Generator,
              # (the forward torch.normal(mean_tensor, std_tensor) calls)

@@ -9,8 +9,12 @@ import pytest
 from tiers import slow
 
 from autodiff.cli import golden
-from autodiff.interpreter.reference import (ReferenceResult, normalize_addresses,
-                                           reference_outcomes, torch_available)
+from autodiff.interpreter.reference import (
+    ReferenceResult,
+    normalize_addresses,
+    reference_outcomes,
+    torch_available,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.tg"))

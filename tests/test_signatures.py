@@ -1,4 +1,4 @@
-"""torch's argument-parser messages (engine/signatures.py) against live torch, for every
+"""torch's argument-parser messages (engine/core/signatures.py) against live torch, for every
 function and method of its table, over calls with bad keywords, missing and extra
 arguments and wrong types; and through the interpreter, at the call's position."""
 
@@ -8,10 +8,10 @@ import itertools
 
 import pytest
 
-from autodiff.engine import signatures
+from autodiff.engine.core import signatures
 from autodiff.engine.api import _TORCH_FUNCTIONS
 from autodiff.engine.api import torch as ours_torch
-from autodiff.engine.tensor import Tensor, _registry_methods
+from autodiff.engine.tensors.tensor import Tensor, _registry_methods
 from autodiff.interpreter import run_source
 from autodiff.interpreter.reference import torch_available
 
@@ -193,7 +193,7 @@ def test_an_alias_is_named_as_it_was_called():
         assert _program_error(f"x = torch.{name}(x, 1, 2, 3)") == want, name
 
 
-# torch's parser takes every positional parameter by its name too (engine/torch_parameters.py)
+# torch's parser takes every positional parameter by its name too (engine/ops/torch_parameters.py)
 KEYWORD_CALLS = [
     "torch.add(x, other=y)", "torch.add(input=x, other=y, alpha=2)", "x.add(other=y)",
     "torch.mul(input=x, other=2)", "torch.sub(x, other=1.5)", "torch.div(x, other=y)",

@@ -1,4 +1,4 @@
-"""Float sums in torch's order (engine/summation.py) and the float32 math rounded from
+"""Float sums in torch's order (engine/numerics/summation.py) and the float32 math rounded from
 float64 (ops_math.in_double).
 
 Two kinds of check: against a reference written here one float at a time from the order
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autodiff.engine import summation
+from autodiff.engine.numerics import summation
 from autodiff.engine.api import torch as T
 
 F32, F64 = np.float32, np.float64

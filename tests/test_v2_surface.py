@@ -162,7 +162,7 @@ def test_class_statement_makes_the_class_through_its_base():
 
 
 def test_members_reach_tg_subclass(monkeypatch):
-    from autodiff.engine.nn_module import Module
+    from autodiff.engine.nn.module import Module
 
     seen = []
     made = Module.tg_subclass.__func__

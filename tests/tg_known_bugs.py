@@ -44,9 +44,9 @@ KNOWN_BUGS: set[str] = {
 # names) so that a flag can be set again should one come back.  I11_2c (prod's create_graph
 # graph where an element is zero) and B38b (its second derivative) fixed on branch fid2: prod's
 # backward is torch's cumprod/flip formula.  C11_bad_keywords fixed on branch fid2: torch's
-# argument-parser messages from one signature table (engine/signatures.py).  I11_2d
+# argument-parser messages from one signature table (engine/core/signatures.py).  I11_2d
 # (TBackward0 placement, View vs ReshapeAlias in create_graph graphs through matrix products;
 # seeds 250863, 500209, 500767) fixed on main: views and unsqueeze take torch's strides for
-# size-1 dims, elementwise arithmetic results torch's layout (engine/layout.py).
+# size-1 dims, elementwise arithmetic results torch's layout (engine/numerics/layout.py).
 # Torch behaviour deliberately not tested: abs's second derivative is a tensor whose
 # tolist() raises "unallocated storage" in torch 2.13.

@@ -1,0 +1,2 @@
+"""torch.utils.data: TensorDataset and DataLoader, minibatches as tutorials draw them.
+"""

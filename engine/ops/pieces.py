@@ -1,0 +1,399 @@
+"""Pieces, repeats and triangles: split/chunk, narrow, index_select, repeat, hstack/vstack,
+view_as/reshape_as/type_as, diag, tril/triu, trace.
+
+Rules are torch's backward formulas with the same ops (split_backward's cat,
+repeat_backward's reshape and sums, index_select's index_add into zeros, trace's index_fill
+into zeros), so a gradient made with create_graph=True prints torch's graph.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..graph.nodes import NUMBERS, record, record_outputs
+from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_arg
+from .einsum import _diagonal_array
+from .index import slice_dim
+from .shape import cat, reshape, to_dtype, unsqueeze, view
+from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
+from ..core.session import check_allocation
+
+family = Family("Pieces, repeats and triangles", inplace=no_in_place(
+    "pieces, copies and views: new tensors, as in torch"))
+op, exposes, word = family.op, family.exposes, family.word
+
+
+# === split and chunk =============================================================================
+
+def _split_vjp(F, grads, out, a, dim, sizes):
+    """torch's split_backward: the pieces' gradients concatenated, zeros for a piece no
+    gradient reached."""
+    present = next(g for g in grads if g is not None)
+    shape = list(a.shape if hasattr(a, "shape") else ())
+    parts = []
+    for g, size in zip(grads, sizes):
+        if g is None:
+            shape[dim] = size
+            g = F.zeros(tuple(shape), array_dtype(present))
+        parts.append(g)
+    return F.cat(parts, dim)
+
+
+SPLIT = op("SplitBackward0", _split_vjp, views=True, saves="i",
+           explain="split cuts a into pieces of one size: their gradients are concatenated back",
+           formulas=("g of each piece, concatenated",),
+           check=Check(lambda a: a.split(2, 1)[0] * a.split(2, 1)[1].exp(), (any_(3, 4),)))
+SPLIT_SIZES = op("SplitWithSizesBackward0", _split_vjp, views=True, saves="i",
+                 explain="split cuts a into pieces of the sizes given: their gradients are "
+                         "concatenated back",
+                 formulas=("g of each piece, concatenated",),
+                 check=Check(lambda a: a.split([1, 3], 1)[1].exp(), (any_(3, 4),)))
+
+
+def _pieces(entry, a, d, sizes):
+    x = a.array
+    starts = np.cumsum((0,) + tuple(sizes[:-1]))
+    key = (slice(None),) * d
+    parts = [x[key + (slice(int(s), int(s) + n),)] for s, n in zip(starts, sizes)]
+    return record_outputs(entry, parts, (a,), {"dim": d, "sizes": tuple(sizes)})
+
+
+def _split_dim(a, dim):
+    x = a.array
+    if not x.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    return dims(dim, x.ndim)[0]
+
+
+@exposes(SPLIT, SPLIT_SIZES, methods=("split",), params=("input", "split_size", "dim"))
+@exposes(SPLIT, SPLIT_SIZES, functions=("split",),
+         params=("tensor", "split_size_or_sections", "dim"))
+def split(a, split_size_or_sections, dim=0):
+    d = _split_dim(a, dim)
+    n = a.array.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}")
+        return _pieces(SPLIT_SIZES, a, d, sizes)
+    size = split_size_or_sections
+    if not isinstance(size, int):  # (torch's Tensor.split hands anything else to split_with_sizes)
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
+                        f"of ints, not {type(size).__name__}")
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    if size == 0 and n:
+        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    count = builtins.max(-(-n // size), 1) if size else 1
+    sizes = [builtins.min(size, n - i * size) for i in range(count)]
+    return _pieces(SPLIT, a, d, sizes)
+
+
+@exposes(SPLIT, functions=("chunk",), methods=("chunk",))
+def chunk(a, chunks, dim=0):
+    if type(chunks) not in NUMBERS or isinstance(chunks, float):
+        raise TypeError(f"chunk(): argument 'chunks' (position 1) must be int, not "
+                        f"{type(chunks).__name__}")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _split_dim(a, dim)
+    n = a.array.shape[d]
+    return split(a, -(-n // chunks) if n else 0, d)  # torch: pieces of ceil(n / chunks)
+
+
+# === narrow, index_select =========================================================================
+
+@exposes(functions=("narrow",), methods=("narrow",))
+def narrow(a, dim, start, length):
+    x = a.array
+    if not x.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = dims(dim, x.ndim)[0]
+    size = x.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start % size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return slice_dim(a, d, start, start + length)  # SliceBackward0, a view
+
+
+def _index_add_arrays(zeros_shape, dim, index, g):
+    if not zeros_shape:  # a 0-d tensor's one element
+        return np.array(g, copy=True)
+    out = np.zeros(zeros_shape, g.dtype)
+    np.add.at(out, (slice(None),) * dim + (index,), g)
+    return out
+
+
+INDEX_SELECT = op("IndexSelectBackward0",
+                  lambda F, g, out, a, dim, index, shape: F.index_add_zeros(shape, dim, index, g),
+                  explain="index_select picks slices along a dim: g is added back where they "
+                          "came from",
+                  formulas=("g added at index (repeats add up)",),
+                  check=Check(lambda a: a.index_select(1, _long(a, [2, 0, 2])), (any_(2, 3),)),
+                  saves="p")
+INDEX_ADD = op("IndexAddBackward0", lambda F, g, out, zeros, source, dim, index: g,
+               lambda F, g, out, zeros, source, dim, index: F.index_select(g, dim, index),
+               explain="the gradient of index_select, as an op of its own: g added at index "
+                       "into zeros; its own gradient selects again",
+               formulas=("g", "g selected at index"),
+               check=Check(lambda a: a.index_select(0, _long(a, [1, 1])) ** 2, (any_(2, 3),)),
+               saves="p")
+
+
+def _long(like, values):
+    # (through the public API, so that the same check runs on torch's tensors too)
+    return like.new_tensor(values).long()
+
+
+@word("index_add_zeros", _index_add_arrays)
+def _index_add_zeros(shape, dim, index, g):
+    zeros = type(g)._wrap(np.zeros(shape, g.array.dtype))
+    return record(INDEX_ADD, _index_add_arrays(shape, dim, index, g.array), (zeros, g),
+                  {"dim": dim, "index": index})
+
+
+@word("index_select", lambda g, dim, index: np.take(g, index, axis=dim) if np.ndim(g) else g)
+@exposes(INDEX_SELECT, functions=("index_select",), methods=("index_select",))
+def index_select(a, dim, index):
+    if not hasattr(index, "_grad_fn"):
+        raise TypeError("index_select(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    x, idx = a.array, index.array
+    if idx.dtype.kind not in "iu" or idx.dtype.kind == "b":
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    idx = idx.reshape(-1).astype(np.int64)
+    if not x.ndim:
+        if idx.size != 1:
+            raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
+        dims(dim, 0)
+        if idx[0] != 0:
+            raise IndexError("index out of range in self")
+        return record(INDEX_SELECT, np.array(x, copy=True), (a,),
+                      {"dim": 0, "index": idx, "shape": ()})
+    d = dims(dim, x.ndim)[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= x.shape[d]):
+        raise IndexError("index out of range in self")
+    return record(INDEX_SELECT, np.take(x, idx, axis=d), (a,),
+                  {"dim": d, "index": idx, "shape": x.shape})
+
+
+# === repeat ======================================================================================
+
+def _repeat_vjp(F, g, out, a, repeats, shape):
+    """torch's repeat_backward: leading new dims summed away, then one reshape that splits each
+    repeated dim into (repeat, size) and one sum over the repeats."""
+    if 0 in repeats:
+        return F.zeros(shape, array_dtype(g))
+    for _ in range(len(repeats) - len(shape)):
+        g = F.sum_dims(g, (0,), False)
+    sizes, summed = [], []
+    for d, size in enumerate(shape):
+        if repeats[d + len(repeats) - len(shape)] != 1:
+            sizes.append(repeats[d + len(repeats) - len(shape)])
+            summed.append(len(sizes) - 1)
+        sizes.append(size)
+    if summed:
+        g = F.sum_dims(F.reshape(g, tuple(sizes)), tuple(summed), False)
+    return g
+
+
+REPEAT = op("RepeatBackward0", _repeat_vjp,
+            explain="repeat tiles a: each element gets the sum of g over its copies",
+            formulas=("g summed over the copies",),
+            check=Check(lambda a: a.repeat(2, 1, 3), (any_(2, 3),)))
+
+
+@exposes(REPEAT, methods=("repeat",), params=("input", "repeats"))
+def repeat(a, *repeats):
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = shape_arg(repeats)
+    x = a.array
+    if len(repeats) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(repeats) - x.ndim) + x.shape
+    target = tuple(n * r for n, r in zip(padded, repeats))
+    check_sizes(target)
+    check_allocation(target, x.dtype)
+    out = np.tile(x.reshape(padded), repeats)
+    return record(REPEAT, out, (a,), {"repeats": repeats, "shape": x.shape})
+
+
+# === the shape and dtype of another tensor ======================================================
+
+@exposes(methods=("view_as",))
+def view_as(a, other):
+    return view(a, other.array.shape)
+
+
+@exposes(methods=("reshape_as",))
+def reshape_as(a, other):
+    return reshape(a, other.array.shape)
+
+
+@exposes(methods=("type_as",))
+def type_as(a, other):
+    return to_dtype(a, other.dtype)
+
+
+# === hstack and vstack ===========================================================================
+
+def _at_least(t, ndim):
+    x = t.array
+    if x.ndim >= ndim:
+        return t
+    if ndim == 2 and x.ndim == 1:
+        return unsqueeze(t, 0)
+    return reshape(t, (1,) * ndim)
+
+
+def _stacked(name, tensors, ndim):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {_type_name(tensors)}")
+    for i, t in enumerate(tensors):
+        if not hasattr(t, "_grad_fn"):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{_type_name(t)}")
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    parts = [_at_least(t, ndim) for t in tensors]
+    return cat(parts, 0 if name == "vstack" or parts[0].array.ndim == 1 else 1)
+
+
+def _type_name(value) -> str:
+    return "Tensor" if hasattr(value, "_grad_fn") else type(value).__name__
+
+
+@exposes(functions=("hstack",))
+def hstack(tensors):
+    return _stacked("hstack", tensors, 1)
+
+
+@exposes(functions=("vstack",))
+def vstack(tensors):
+    return _stacked("vstack", tensors, 2)
+
+
+# === diag, tril, triu, trace =====================================================================
+
+DIAG_EMBED = op("DiagEmbedBackward0",
+                lambda F, g, out, a, offset: F.diagonal(g, offset, 0, 1),
+                explain="diag of a vector builds a matrix: the vector gets g's diagonal",
+                formulas=("g's diagonal",),
+                check=Check(lambda a: a.diag(1), (any_(3),)))
+DIAG_COPY = op("DiagonalBackward0_copy",
+               lambda F, g, out, a, shape, offset: F.diagonal_backward(g, shape, offset, 0, 1),
+               explain="diag of a matrix copies its diagonal: g goes back onto the diagonal",
+               formulas=("g on a's diagonal, 0 elsewhere",),
+               check=Check(lambda a: a.diag(-1), (any_(3, 4),)))
+
+
+@exposes(DIAG_EMBED, DIAG_COPY, functions=("diag",), methods=("diag",))
+def diag(a, diagonal=0):
+    x = a.array
+    if x.ndim == 1:
+        n = x.shape[0] + abs(diagonal)
+        check_allocation((n, n), x.dtype)
+        return record(DIAG_EMBED, np.diag(x, diagonal), (a,), {"offset": diagonal})
+    if x.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+    out = np.array(_diagonal_array(x, diagonal, 0, 1), copy=True)
+    return record(DIAG_COPY, out, (a,), {"shape": x.shape, "offset": diagonal})
+
+
+TRIL = op("TrilBackward0", lambda F, g, out, a, diagonal: F.tril(g, diagonal),
+          explain="tril keeps the lower triangle: g flows there only",
+          formulas=("g's lower triangle",),
+          check=Check(lambda a: a.tril(-1), (any_(3, 4),)))
+TRIU = op("TriuBackward0", lambda F, g, out, a, diagonal: F.triu(g, diagonal),
+          explain="triu keeps the upper triangle: g flows there only",
+          formulas=("g's upper triangle",),
+          check=Check(lambda a: a.triu(1), (any_(2, 3, 4),)))
+
+
+def _triangle(name, entry, keep, a, diagonal):
+    if not isinstance(diagonal, int):
+        raise ArgumentTypeError("diagonal", "int", diagonal)
+    x = a.array
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return record(entry, keep(x, diagonal), (a,), {"diagonal": diagonal})
+
+
+@word("tril", np.tril)
+@exposes(TRIL, functions=("tril",), methods=("tril",), inplace=METHOD_IN_PLACE)
+def tril(a, diagonal=0):
+    return _triangle("tril", TRIL, np.tril, a, diagonal)
+
+
+@word("triu", np.triu)
+@exposes(TRIU, functions=("triu",), methods=("triu",), inplace=METHOD_IN_PLACE)
+def triu(a, diagonal=0):
+    return _triangle("triu", TRIU, np.triu, a, diagonal)
+
+
+def _trace_vjp(F, g, out, a, shape):
+    """torch's trace_backward: g written into zeros at the diagonal's flat positions
+    (index_fill), viewed as the matrix."""
+    flat = np.arange(0, shape[0] * shape[1], shape[1] + 1)[:builtins.min(shape)]
+    return F.reshape(F.index_fill_zeros(shape[0] * shape[1], flat, g), shape)
+
+
+TRACE = op("TraceBackward0", _trace_vjp,
+           explain="the trace sums the diagonal: each diagonal element gets g",
+           formulas=("g on the diagonal, 0 elsewhere",),
+           check=Check(lambda a: a.trace(), (any_(3, 4),)))
+INDEX_FILL = op("IndexFillBackward1",
+                lambda F, g, out, zeros, value, index: F.where(_filled(g, index), 0.0, g),
+                lambda F, g, out, zeros, value, index: F.sum_all(F.index_select(g, 0, index)),
+                explain="the gradient of trace, as an op of its own: g written at the diagonal "
+                        "into zeros; its own gradient sums g there",
+                formulas=("g where not filled", "Σ g at index"),
+                check=Check(lambda a: a.trace() ** 2, (any_(3, 3),)), saves="p")
+
+
+def _filled(g, index):
+    mask = np.zeros(np.shape(g.array if hasattr(g, "_grad_fn") else g), bool)
+    mask[index] = True
+    return mask
+
+
+def _index_fill_arrays(n, index, value):
+    out = np.zeros(n, np.asarray(value).dtype)
+    out[index] = value
+    return out
+
+
+@word("index_fill_zeros", _index_fill_arrays)
+def _index_fill_zeros(n, index, value):
+    zeros = type(value)._wrap(np.zeros(n, value.array.dtype))
+    return record(INDEX_FILL, _index_fill_arrays(n, index, value.array), (zeros, value),
+                  {"index": index})
+
+
+@exposes(TRACE, functions=("trace",), methods=("trace",))
+def trace(a):
+    x = a.array
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    if x.dtype == np.bool_:
+        raise RuntimeError('"trace" not implemented for \'Bool\'')
+    out_dt = np.int64 if x.dtype.kind in "iu" else x.dtype
+    return record(TRACE, np.trace(x, dtype=out_dt), (a,), {"shape": x.shape})
+

@@ -1,0 +1,2 @@
+"""torch.optim: the optimisers, their parameter groups and state, and the learning-rate schedulers.
+"""

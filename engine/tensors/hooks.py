@@ -1,0 +1,84 @@
+"""Tensor.register_hook: a program's function run on a tensor's gradient as the backward pass
+computes it (kept on the tensor's node, which graph.run_backward asks), and the handle that
+removes it.
+
+A hook sees the gradient as a tensor and may return a replacement of the same shape (or None
+to keep it). Leaf hooks run before the gradient is accumulated into `.grad`; a non-leaf's
+before retain_grad() keeps it; autograd.grad returns what the hooks left.
+"""
+
+from __future__ import annotations
+
+from ..graph.nodes import AccumulateGrad, edge_to
+from ..ops.registry import Family, no_in_place
+
+# Tensor methods only: no op of its own
+family = Family("Tensor hooks", inplace=no_in_place("a hook registration, not an op"))
+exposes = family.exposes
+
+
+class _Pinned:
+    """A strong stand-in for the weak reference `tensor._accumulator` holds: a leaf with hooks
+    keeps its AccumulateGrad (and so its hooks) between graphs."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __call__(self):
+        return self.node
+
+
+def add_hook(tensor, hook) -> list:
+    """Run `hook(g) -> g` on each gradient computed for `tensor` (before a leaf accumulates
+    it, before retain_grad keeps it, before autograd.grad returns it), in the order added;
+    returns the list holding it (removing it from there removes the hook)."""
+    node, nr = edge_to(tensor)
+    if type(node) is AccumulateGrad:
+        tensor._accumulator = _Pinned(node)
+    if node.hooks is None:
+        node.hooks = {}
+    hooks = node.hooks.setdefault(nr, [])
+    hooks.append(hook)
+    return hooks
+
+
+class RemovableHandle:
+    """What register_hook returns: `remove()` takes the hook out (again: nothing happens)."""
+
+    _tg_public = frozenset({"remove"})
+
+    def __init__(self, hooks: list, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        for i, hook in enumerate(self._hooks):
+            if hook is self._hook:
+                del self._hooks[i]
+                return
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
+@exposes(methods=("register_hook",))
+def register_hook(tensor, hook):
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    cls = type(tensor)
+    shape = tensor.array.shape
+    name = getattr(hook, "__name__", type(hook).__name__)
+
+    def run(g):
+        as_tensor = type(g) is cls
+        result = hook(g if as_tensor else cls._wrap(g))
+        if result is None:
+            return g
+        if type(result) is not cls:
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        if result.array.shape != shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        return result if as_tensor else result.array
+
+    return RemovableHandle(add_hook(tensor, run), run)
