@@ -146,6 +146,10 @@ def _conv_check(x, w, b):
     return conv2d(x, w, b, stride=(1, 2), padding=1, dilation=(2, 1))
 
 
+# the convolution and its own gradient are checked on the same strided, padded, dilated case
+_CONV_CHECK = Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3)))
+
+
 CONV_BACKWARD = op(
     "ConvolutionBackwardBackward0", _dg, _dx, _dw, saves="i",
     explain="a convolution's gradient, as an op of its own (it is linear in g, and in the input "
@@ -153,7 +157,7 @@ CONV_BACKWARD = op(
     formulas=("∂/∂g = the convolution with the other operand",
               "∂/∂x = the input gradient of g with the incoming weight",
               "∂/∂w = the weight gradient of the incoming input with g"),
-    check=Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3))))
+    check=_CONV_CHECK)
 
 
 @word("conv_backward", _conv_backward_array)
@@ -173,7 +177,7 @@ CONV = op(
     formulas=("∂/∂x = g convolved back with w (each window gets g·w where it read)",
               "∂/∂w = Σ over batch and positions of g times the window of x it saw",
               "∂/∂b = Σ g over batch and positions"),
-    check=Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3))))
+    check=_CONV_CHECK)
 
 
 def _convolution_tensor(a, w, geo):
