@@ -68,6 +68,9 @@ def front(run_session: Callable[[], int]) -> int:
         _status_fd.append(write_fd)
         _tell(f"pid {os.getpid()}")
         code = run_session()
+        # the session is over: a SIGTERM now (one that raced the end of input) must not cut
+        # the exit short with a traceback at the last word or at the interpreter's shutdown
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _tell(f"exit {code}")
         return code
     os.close(write_fd)
