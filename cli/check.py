@@ -108,6 +108,9 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
     names = first.tensor_names()
     leaves = [(k, t) for k, t in enumerate(first.created)
               if t.requires_grad and watched_grad_fn(t) is None and np.asarray(t.array).dtype.kind == "f"]
+    if not leaves:  # a check that varied nothing has not passed
+        raise UsageError(_("the program makes no leaf tensor that requires grad and that "
+                           "autodiff check can vary: nothing to check"))
     n_calls = len(first.calls)
     target = names.get(id(first.calls[-1].tensor))
 

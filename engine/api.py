@@ -23,7 +23,7 @@ from .optim import lr_scheduler, optimizers as optim
 from .ops import reduce as ops_reduce
 from .autograd.function import Function
 from .graph.nodes import AccumulateGrad, Node
-from .tensors.parameter import Parameter, TensorKind
+from .tensors.parameter import Parameter, TensorKind, announce
 from .core.printing import set_printoptions
 from .random.generator import Generator
 from .ops.registry import FAMILIES
@@ -115,7 +115,7 @@ class Variable(metaclass=TensorKind):
             return creation.empty(0, requires_grad=requires_grad)
         if type(data) is not Tensor:
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        return data.detach().requires_grad_(requires_grad)
+        return announce(data.detach().requires_grad_(requires_grad))
 
 
 autograd = make_namespace("torch.autograd", {

@@ -88,3 +88,22 @@ def test_leaf_updated_between_backward_calls_is_checked_at_its_last_values(write
     assert leaf.report.analytic[0] == pytest.approx(-1.0)
     assert leaf.report.numeric[0] == pytest.approx(-1.0, rel=1e-6)
     assert result.ok
+
+
+def test_legacy_variable_leaves_are_checked() -> None:
+    # y = sum(3x²) at x = [1, 2]: d/dx = 6x
+    source = LoadedSource("from torch.autograd import Variable\n"
+                          "x = Variable(torch.tensor([1.0, 2.0]), requires_grad=True)\n"
+                          "y = (x * x * 3).sum()\ny.backward()\n", "prog.tg")
+    result = check_source(source, err=io.StringIO())
+    assert [leaf.name for leaf in result.leaves] == ["x"]
+    assert [e[1] for e in result.leaves[0].elements] == pytest.approx([6.0, 12.0])
+    assert result.ok
+
+
+def test_a_check_with_no_leaf_to_vary_is_refused(tmp_path: Path) -> None:
+    prog = tmp_path / "prog.tg"
+    prog.write_text("x = torch.ones(2)\ny = (x * 2).sum()\ny.requires_grad_()\ny.backward()\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert check_path(str(prog), out=out, err=err) == 2
+    assert "nothing to check" in err.getvalue() and "ok" not in out.getvalue()

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.session import check_allocation
+from ..core.session import check_allocation, is_grad_enabled
 from ..core.unsupported import Unsupported
 
 _KINDS = frozenset("biuf")  # bool, signed and unsigned integer, floating
@@ -208,8 +208,10 @@ def _is_tensor(value: Any) -> bool:
 
 
 def tensor_array(t) -> np.ndarray:
-    """`t.numpy()`'s array: the tensor's own storage (writes show on both sides)."""
-    if t.requires_grad:
+    """`t.numpy()`'s array: the tensor's own storage (writes show on both sides). torch
+    refuses a tensor that requires grad only while grad mode is on (a custom Function's
+    forward and `torch.no_grad()` run with it off)."""
+    if t.requires_grad and is_grad_enabled():
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                            "tensor.detach().numpy() instead.")
     return t.storage()  # a 0-d tensor keeps a NumPy scalar until something shares it

@@ -180,6 +180,22 @@ def whole(item, size: int) -> bool:
         item.indices(size)[:2] == (0, size)
 
 
+ZERO_DIM_SELECT = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
+def check_zero_dim_key(ndim: int, key) -> None:
+    """torch's own errors for a lone int or slice (not a tuple) on a 0-d tensor: its
+    indexing takes that key by a path of its own, which names the mistake."""
+    if ndim:
+        return
+    if type(key) is int:
+        raise IndexError(ZERO_DIM_SELECT if key == 0 else
+                         f"index {key} is out of bounds for dimension 0 with size 0")
+    if type(key) is slice:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def is_bool_item(item) -> bool:
     """True, False, or a 0-d bool tensor: torch indexes with it by adding a dim of size 1 and
     taking that one element (True) or none (False)."""
@@ -286,6 +302,7 @@ def getitem(a, index):
     items = index if isinstance(index, tuple) else (index,)
     for item in items:
         check_item(item)
+    check_zero_dim_key(a.array.ndim, index)
     if builtins.any(is_advanced(i) or is_bool_item(i) for i in items):
         return _advanced_index(a, items)
     return basic_index(a, items)

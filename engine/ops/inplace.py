@@ -34,6 +34,7 @@ from .index import (
     advanced_key,
     basic_index,
     check_item,
+    check_zero_dim_key,
     check_masks,
     getitem,
     is_advanced,
@@ -597,6 +598,7 @@ def setitem(a, key, value):
     items = key if isinstance(key, tuple) else (key,)
     for item in items:
         check_item(item)
+    check_zero_dim_key(a.array.ndim, key)
     if key is False:
         return None  # torch writes nothing, and records nothing
     if key is True:
