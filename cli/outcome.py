@@ -54,9 +54,16 @@ class Terminated(BaseException):
     """SIGTERM arrived: end like Ctrl-C does, with a one-line message."""
 
 
+_guarding = [0]  # how many `guarded` calls are at work in this process
+
+
 def _terminate(signum, frame):
     import signal
 
+    if not _guarding[0]:
+        # the work is over and the process is ending: a SIGTERM now (one that raced the end
+        # of input) must not cut the exit short with a traceback outside every guard
+        return
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one is enough: a second must not cut the first
     raise Terminated()
 
@@ -80,8 +87,10 @@ def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None, 
     import signal
     import threading
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminate)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    _guarding[0] += 1  # (before the handler: a signal at once must find the guard at work)
+    if in_main_thread:
+        previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return action()
     except BaseException as exc:  # noqa: BLE001 - each kind gets its message in _report
@@ -95,6 +104,10 @@ def guarded(action: Callable[[], int], err: TextIO, subject: str | None = None, 
                 pass
             exit_once_reported(code)
         return code
+    finally:
+        _guarding[0] -= 1  # (first, and no call: a signal is handled at a call, then ignored)
+        if in_main_thread and not _guarding[0]:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 # Set by a process that exists only for one command's work (the guard's child): called with
