@@ -59,21 +59,22 @@ def _check_body(body: tuple, filename: str) -> None:
     for stmt in body:
         kind = type(stmt)
         if kind is ast.FunctionDef:
-            if stmt.name.startswith("_") and stmt.name not in PROTOCOL_METHODS:
+            if stmt.name.startswith("__") and stmt.name not in PROTOCOL_METHODS:
                 raise _refuse(f"the method name '{stmt.name}' is not supported in a class body by "
-                              "autodiff (no name starting with '_' but "
+                              "autodiff (no name starting with '__' but "
                               f"{', '.join(sorted(PROTOCOL_METHODS))})", stmt, filename)
-            if stmt.name.startswith("tg_"):  # the engine's class interface
+            if stmt.name.startswith(("tg_", "_tg")):  # the engine's class interface
                 raise _refuse(f"the method name '{stmt.name}' is not supported in a class body by "
-                              "autodiff (names starting with 'tg_' are autodiff's own)", stmt,
+                              "autodiff (names starting with 'tg_' or '_tg' are autodiff's own)", stmt,
                               filename)
         elif kind is ast.ExprStmt and type(stmt.value) is ast.Constant and type(stmt.value.value) is str:
             continue  # a docstring
         elif kind is ast.Assign and all(type(t) is ast.Name for t in stmt.targets):
             for target in stmt.targets:  # a class attribute (`lr = 0.1`)
-                if target.id.startswith(("_", "tg_")):
+                if target.id.startswith(("__", "_tg", "tg_")):
                     raise _refuse(f"the class attribute name '{target.id}' is not supported by "
-                                  "autodiff (names starting with '_' or 'tg_')", target, filename)
+                                  "autodiff (names starting with '__', '_tg' or 'tg_')", target,
+                                  filename)
         elif kind is not ast.Pass:
             raise _refuse(f"{_KINDS.get(kind, type(stmt).__name__)} are not supported in a class body "
                           "by autodiff", stmt, filename)

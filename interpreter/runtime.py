@@ -147,4 +147,5 @@ def make_builtins(rt: Runtime) -> dict[str, Any]:
     table["print"] = print
     table.update(PYTHON_BUILTINS)
     table.update(BOUNDED_BUILTINS)
+    table["__name__"] = "__main__"  # a program always runs as the main module
     return table

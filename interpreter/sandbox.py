@@ -19,6 +19,7 @@ from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any, Callable
 
 from autodiff.engine.core.classes import TorchClass
+from autodiff.engine.core.program_classes import program_private
 
 from . import bounds
 from .bounded_builtins import LIST_METHODS, STR_METHODS
@@ -168,7 +169,7 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         shown = _name_of(obj)
         if shown is not None:
             return shown
-    if private(name) or not policy(obj, name):
+    if not program_private(obj, name) and (private(name) or not policy(obj, name)):
         from .known_names import stand_in  # noqa: PLC0415 - the error path only
 
         found = stand_in(obj, name)
@@ -283,7 +284,8 @@ def set_attribute(obj: Any, name: str, value: Any, policy: AttributePolicy) -> N
     `requires_grad`, `grad`, `data`), or that its `_tg_writable(obj, name)` allows (what a
     program sets on its own module). Namespaces such as `torch` stay read-only, so one
     program cannot change what the next one sees."""
-    if name.startswith("_") or (policy is not permissive_policy and not _may_write(obj, name, policy)):
+    if (name.startswith("_") and not program_private(obj, name)) or (
+            policy is not permissive_policy and not _may_write(obj, name, policy)):
         raise refuse(obj, name, writing=True)
     assign = getattr(type(obj), "_tg_assign", None)  # a class's own checks of what is written
     if assign is not None:

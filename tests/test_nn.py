@@ -22,6 +22,7 @@ import nn_cases  # noqa: E402
 from autodiff.engine.api import nn, optim_namespace, torch  # noqa: E402
 from autodiff.engine.autograd.function import Function  # noqa: E402
 from autodiff.engine.nn.module import Module  # noqa: E402
+from autodiff.engine.core.unsupported import Unsupported  # noqa: E402
 from autodiff.interpreter.sandbox import default_policy, get_attribute, set_attribute  # noqa: E402
 
 GOLDEN = json.loads((Path(__file__).resolve().parent / "goldens" / "nn" / "cases.json")
@@ -78,14 +79,27 @@ def test_module_subclass_from_members():
     assert net.kind == "mlp" and isinstance(net, nn.Module)
 
 
-@pytest.mark.parametrize("members", [{"_secret": 1}, {"__getattr__": lambda self, name: 0},
+@pytest.mark.parametrize("members", [{"__getattr__": lambda self, name: 0},
                                      {"__dict__": {}}, {"__class__": object},
                                      {"__eq__": lambda self, other: True}])
-def test_subclass_members_may_not_start_with_underscore(members):
-    with pytest.raises(TypeError, match="starts with '_'"):
+def test_subclass_members_may_not_be_dunders(members):
+    with pytest.raises(TypeError, match="starts with '__'"):
         Module.tg_subclass("Net", members)
-    with pytest.raises(TypeError, match="starts with '_'"):
+    with pytest.raises(TypeError, match="starts with '__'"):
         Function.tg_subclass("Fn", members)
+
+
+@pytest.mark.parametrize("base, name", [(Module, "_registered"), (Module, "_modules"),
+                                        (Module, "_tg_public"), (Function, "_tg_public"),
+                                        (Function, "_tg_anything")])
+def test_subclass_members_may_not_replace_engine_internals(base, name):
+    with pytest.raises(Unsupported, match="is not supported by autodiff"):
+        base.tg_subclass("Net", {name: 1})
+
+
+def test_a_single_underscore_member_is_the_programs_own():
+    cls = Module.tg_subclass("Net", {"_secret": 1})
+    assert cls._secret == 1 and "_secret" not in cls._tg_public
 
 
 def test_function_subclass_from_plain_functions():

@@ -68,3 +68,63 @@ def test_allowed_attributes_still_work():
     ok = run_source("import math\nx = [1]\nx.append(2)\nprint(math.sqrt(4.0), x)\n",
                     out=out, modules=MODULES)
     assert ok.error is None and out.getvalue() == "2.0 [1, 2]\n"
+
+
+# A program's own class may use names with one '_' as Python allows; CPython runs the same
+# text (no torch in it) for the expected output
+OWN_PRIVATE_NAMES = '''class Counter:
+    _step = 1
+
+    def __init__(self):
+        self._count = 0
+        self._seen = []
+
+    def _bump(self, value):
+        self._count += self._step
+        self._seen.append(value)
+
+    def add(self, value):
+        self._bump(value)
+        return self._count
+
+class Twice(Counter):
+    _step = 2
+
+c = Counter()
+t = Twice()
+print(c.add(1), c.add(5), c._seen, c._count, t.add(3), t._count, Twice._step)
+c._count = 10
+print(c.add(0), __name__)
+if __name__ == "__main__":
+    print("main")
+'''
+
+
+def test_a_programs_own_single_underscore_names_run_as_in_python():
+    out = io.StringIO()
+    result = run_source(OWN_PRIVATE_NAMES, "prog.tg", out=out, modules=dict(MODULES))
+    assert result.error is None, result.error
+    python_out = io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stdout(python_out):
+        exec(compile(OWN_PRIVATE_NAMES, "prog.py", "exec"), {"__name__": "__main__"})
+    assert out.getvalue() == python_out.getvalue() and "main" in out.getvalue()
+
+
+@pytest.mark.parametrize("src, message", [
+    ("class A:\n    pass\nA()._tg_public\n", "has no attribute '_tg_public'"),
+    ("class A:\n    pass\nA().__dict__\n", "has no attribute '__dict__'"),
+    ("class A:\n    pass\na = A()\na.__class__ = int\n", "has no attribute '__class__'"),
+    ("import torch.nn as nn\nclass N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self._modules = {}\nN()\n", "setting '_modules' is not supported by autodiff"),
+    ("import torch.nn as nn\nclass N(nn.Module):\n    pass\nN()._registered\n",
+     "has no attribute '_registered'"),
+    ("import torch.nn as nn\nclass N(nn.Module):\n    _forget = 1\n", "is not supported by autodiff"),
+    ("x = [1]\nx._y = 1\n", "'list' object has no attribute '_y'"),
+    ("import torch\nt = torch.ones(1)\nt._x = 1\n", "_x"),
+])
+def test_single_underscore_names_stay_off_the_engines_objects(src, message):
+    result = run_source(src, "prog.tg", out=io.StringIO())  # with the engine's own torch
+    assert result.error is not None and message in result.error.message
+    assert "Traceback" not in result.error.render(src)

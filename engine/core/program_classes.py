@@ -4,7 +4,8 @@ data.Dataset) or makes a plain class (`class Accumulator:`, whose base is `Progr
 The interpreter compiles the class body's methods to Python functions and calls
 `Base.tg_subclass(name, members)`; the class made here is an ordinary Python subclass whose
 public names (the base's, plus the program's own members) are its `_tg_public`, the
-sandbox's allow-list. No member name may start with `_` but those of PROTOCOL_METHODS.
+sandbox's allow-list. No member name may start with `__` but those of PROTOCOL_METHODS; one
+with a single `_` is the program's own (`program_private`) unless the engine's class has it.
 """
 
 from __future__ import annotations
@@ -12,17 +13,37 @@ from __future__ import annotations
 import inspect
 
 from .classes import TorchClass
+from .unsupported import Unsupported
+
+
+def program_private(obj, name: str) -> bool:
+    """Whether `name`, with one leading '_', is the program's own on `obj` (`self._count`):
+    ordinary Python on an instance of a class the program wrote, as long as it is no dunder
+    and none of the engine's internals (the attributes of the engine classes it derives from
+    and what their constructors set: `_modules`, `_parameters`...)."""
+    if name[:1] != "_" or name[:2] == "__" or name[:3] == "_tg":
+        return False
+    cls = obj if isinstance(obj, type) and vars(obj).get("__module__") == "__main__" else type(obj)
+    if vars(cls).get("__module__") != "__main__":
+        return False
+    if name in vars(cls).get("_tg_program_private", ()):
+        return True  # a member of the program's class (`def _helper(self)`)
+    return not _engine_name(cls, name)
 
 
 def own_attribute(obj, name: str) -> bool:
     """The sandbox's `_tg_readable` for instances of a program's class: what the program (or
     the class's constructor) set on this instance; the class's API is its `_tg_public`."""
-    return not name.startswith("_") and name in obj.__dict__
+    if not name.startswith("_"):
+        return name in obj.__dict__
+    return program_private(obj, name) and (name in obj.__dict__ or any(
+        name in vars(c) for c in type(obj).__mro__ if vars(c).get("__module__") == "__main__"))
 
 
 def settable_attribute(obj, name: str) -> bool:
     """The sandbox's `_tg_writable` for those instances: any public name but a method's."""
-    return not name.startswith("_") and not class_callable(type(obj), name)
+    return (not name.startswith("_") or program_private(obj, name)) and \
+        not class_callable(type(obj), name)
 
 
 def class_callable(cls: type, name: str) -> bool:
@@ -60,14 +81,23 @@ def _ending_iteration(getitem):
     return __getitem__
 
 
+def _engine_name(base: type, name: str) -> bool:
+    return any(name in vars(c) or name in vars(c).get("_tg_internal", ())
+                        for c in base.__mro__ if vars(c).get("__module__") != "__main__")
+
+
 def class_body(base: type, name: str, members: dict) -> dict:
     """The class dict of a program's subclass of `base` (Module, Function, Dataset, object)."""
     for key in members:
         if not isinstance(key, str) or not key.isidentifier():
             raise TypeError(f"class {name}: a member name must be an identifier, not {key!r}")
-        if key.startswith("_") and key not in PROTOCOL_METHODS:
-            raise TypeError(f"class {name}: member '{key}' starts with '_' (only "
+        if key.startswith("__") and key not in PROTOCOL_METHODS:
+            raise TypeError(f"class {name}: member '{key}' starts with '__' (only "
                             f"{', '.join(sorted(PROTOCOL_METHODS))} may)")
+        if key.startswith("_tg") or (key.startswith("_") and not key.startswith("__") and
+                                     _engine_name(base, key)):
+            raise Unsupported(key, message=f"class {name}: the member name '{key}' is not "
+                              f"supported by autodiff (its {base.__name__} uses it)")
     body = dict(members)
     for key, value in members.items():
         if inspect.isfunction(value) and value.__module__.startswith("autodiff."):
@@ -79,6 +109,8 @@ def class_body(base: type, name: str, members: dict) -> dict:
     body["__module__"] = "__main__"
     body["__qualname__"] = name
     body["_tg_public"] = base._tg_public | {k for k in members if not k.startswith("_")}
+    body["_tg_program_private"] = frozenset(k for k in members
+                                            if k.startswith("_") and not k.startswith("__"))
     return body
 
 

@@ -69,6 +69,9 @@ class Module(metaclass=TorchClass):
         "extra_repr", "get_submodule", "get_parameter", "type", "_modules", "_parameters",
         "_buffers"})
 
+    # what __init__ sets on every instance: a program's own `self._x` may not be one of them
+    _tg_internal = frozenset({"_parameters", "_buffers", "_non_persistent", "_modules"})
+
     def __init__(self, *args, **kwargs):
         if kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
