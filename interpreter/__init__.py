@@ -1,4 +1,7 @@
-"""Run .tg programs: compile the AST once into closures, then run them.
+"""Run .tg programs: compile the AST once into closures, then run them. `Program` is the one
+runner: `autodiff run`, the views (with `watch_assignments`, reporting each top-level binding
+to the session's observers), `test` and the REPL (interactive.py, one input at a time) all
+run through its set-up and `execute`.
 
     result = run_source(text, "prog.tg")      # never raises TgError: see result.error
 """
