@@ -7,6 +7,8 @@ from the registry families; creation functions from tensors/creation.py.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .graph import calls as _autograd
 from .autograd import gradcheck as autograd_gradcheck, functional as functional_autograd
 from .tensors import creation, random_creation
@@ -27,6 +29,9 @@ from .tensors.parameter import Parameter, TensorKind, announce
 from .core.printing import set_printoptions
 from .random.generator import Generator
 from .ops.registry import FAMILIES
+from .ops.operands import result_dtype
+from .core import signatures
+from .graph.nodes import NUMBERS
 from .core.session import (
     detect_anomaly,
     enable_grad,
@@ -60,8 +65,7 @@ def _function(name: str, forward):
     returns NotImplemented instead, so that Python can try the other side)."""
     def function(*args, **kwargs):
         if args and type(args[0]) is not Tensor and name not in _TAKES_NON_TENSOR:
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(args[0]).__name__}")
+            args = _number_first(name, args, kwargs)
         result = forward(*args, **kwargs)
         if result is NotImplemented:
             other = args[1] if len(args) > 1 else next(iter(kwargs.values()), None)
@@ -74,7 +78,33 @@ def _function(name: str, forward):
 
 
 _TAKES_NON_TENSOR = frozenset({"cat", "concat", "concatenate", "stack", "where", "einsum",
-                               "remainder", "is_tensor", "hstack", "vstack", "meshgrid"})
+                               "is_tensor", "hstack", "vstack", "meshgrid"})
+
+
+def _number_first(name: str, args: tuple, kwargs: dict) -> tuple:
+    """The arguments of `torch.name(number, ...)` as torch's parser reads them, or its
+    TypeError. The ops whose Tensor parameters take numbers (add, mul, div...) get each
+    number as a 0-d tensor of the dtype it promotes to beside the other operand (torch's
+    wrapped number: `torch.add(1.5, int_tensor)` is float32, `torch.add(1, 2)` int64); an op
+    with a `(Number self, Tensor other)` signature (pow, remainder) takes the number itself."""
+    first = args[0]
+    if type(first) in NUMBERS:
+        second = args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("exponent"))
+        if name in signatures.NUMBERS_AS_TENSORS:  # (a wrong `other` is then the op's to name)
+            wrapped = [_wrapped_number(first, second)]
+            if len(args) > 1 and type(second) in NUMBERS:
+                wrapped.append(_wrapped_number(second, first))
+            return (*wrapped, *args[len(wrapped):])
+        if name in signatures.NUMBER_SELF and type(second) is Tensor:
+            return args
+    raise TypeError(signatures.message(name, False, args, kwargs) or
+                    f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                    f"{type(first).__name__}")
+
+
+def _wrapped_number(value, other) -> Tensor:
+    dtype = result_dtype(value, other) if type(other) is Tensor else result_dtype(value)
+    return Tensor._wrap(np.asarray(value, dtype))
 
 
 def _collect(attribute: str) -> dict:

@@ -294,7 +294,7 @@ CLASS_PRELUDE = ("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(
                  "        return x * x\n    @staticmethod\n    def backward(ctx, g):\n"
                  "        return 2 * g\n")
 # a plain class (`class A:`) is made from ProgramObject: only the special methods Python's
-# machinery calls may be defined, and nothing of the class or its instances starting with '_'
+# machinery calls may be defined, and no _tg/tg_ name or engine internal
 PLAIN_CLASSES = [
     "class A:\n    def __getattr__(self, name):\n        return 1",
     "class A:\n    def __getattribute__(self, name):\n        return 1",
@@ -303,10 +303,10 @@ PLAIN_CLASSES = [
     "class A:\n    def __init_subclass__(cls):\n        pass",
     "class A:\n    def __reduce__(self):\n        pass",
     "class A:\n    def __class_getitem__(cls, k):\n        pass",
-    "class A:\n    def _helper(self):\n        pass",
+    "class A:\n    def _tg_helper(self):\n        pass",
     "class A:\n    def tg_subclass(self):\n        pass",
     "class A:\n    __slots__ = ()",
-    "class A:\n    _hidden = 1",
+    "class A:\n    _tg_hidden = 1",
     "class A:\n    tg_subclass = print",
     "class A:\n    x = print.__self__",
     "class A:\n    x, y = 1, 2",
@@ -359,7 +359,7 @@ CLASSES = PLAIN_CLASSES + [
     "class A(nn.Module):\n    def tg_subclass(self):\n        return 1",
     "class A(nn.Module):\n    _tg_readable = print",
     "class A(nn.Module):\n    def __getattr__(self, name):\n        return 1",
-    "class A(nn.Module):\n    def _helper(self):\n        return 1",
+    "class A(nn.Module):\n    def _parameters(self):\n        return 1",
     "class A(nn.Module):\n    import os",
     "class A(nn.Module):\n    for i in range(2):\n        pass",
     "class A(nn.Module):\n    if True:\n        x = 1",

@@ -203,9 +203,11 @@ def test_a_class_body_is_not_a_scope_its_methods_see():
 
 @pytest.mark.parametrize("body, says", [
     ("    scale, shift = 2, 1\n", "assignments are not supported in a class body by autodiff"),
-    ("    _scale = 2\n", "the class attribute name '_scale' is not supported"),
+    ("    __scale = 2\n", "the class attribute name '__scale' is not supported"),
+    ("    _tg_scale = 2\n", "the class attribute name '_tg_scale' is not supported"),
     ("    print(1)\n", "expression statements are not supported in a class body by autodiff"),
-    ("    def _helper(self):\n        pass\n", "the method name '_helper' is not supported"),
+    ("    def __helper(self):\n        pass\n", "the method name '__helper' is not supported"),
+    ("    def tg_subclass(self):\n        pass\n", "the method name 'tg_subclass' is not supported"),
 ])
 def test_a_class_body_holds_only_methods(body, says):
     out, error = run("import torch.nn as nn\nprint('ran')\nclass A(nn.Module):\n" + body)

@@ -73,12 +73,30 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
               "(Tensor condition, Number self, Tensor other)",
               "(Tensor condition, Tensor input, Number other)",
               "(Tensor condition, Number self, Number other)"),
+    **{name: ("(Tensor input, Tensor other, *, Tensor out = None)",
+              "(Tensor input, Number other, *, Tensor out = None)")
+       for name in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+                    "less_equal", "fmod")},
+    **{name: ("(Tensor input, Tensor other, *, Tensor out = None)", "(Number self, Tensor other)",
+              "(Tensor input, Number other, *, Tensor out = None)")
+       for name in ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor")},
+    "xlogy": ("(Tensor input, Tensor other, *, Tensor out = None)",
+              "(Number self, Tensor other, *, Tensor out = None)",
+              "(Tensor input, Number other, *, Tensor out = None)"),
+    **{name: ("(Tensor input, Tensor other, *, Tensor out = None)", "(Tensor input, Number other)")
+       for name in ("true_divide", "floor_divide")},
+    **{name: ("(Tensor input, Tensor other, *, Tensor out = None)",)
+       for name in ("atan2", "arctan2", "maximum", "minimum")},
 }
 
 # ops whose Tensor parameters take a Python number as well (torch's parser wraps it)
 NUMBERS_AS_TENSORS = frozenset({
     f"{op}{suffix}" for op in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
                                "true_divide", "floor_divide") for suffix in ("", "_")})
+
+# functions with a `(Number self, ...)` signature: a number first is theirs to take
+NUMBER_SELF = frozenset(name for name, texts in FUNCTIONS.items()
+                        if any(t.startswith("(Number self") for t in texts))
 
 # marks a deprecated signature: the parser takes it, its messages never list it
 HIDDEN = "hidden "

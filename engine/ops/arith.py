@@ -44,7 +44,7 @@ ADD = op("AddBackward0", lambda F, g, out, a, b, alpha=1: g,
 
 
 @exposes(ADD, functions=("add",), methods=("add", "__add__", "__radd__"))
-def add(a, b, alpha=1):
+def add(a, b, *, alpha=1):
     if alpha != 1:
         return _add_scaled(ADD, a, b, alpha, 1)
     try:  # (the common case inline: `+` is the hottest op of most programs)
@@ -78,10 +78,10 @@ RSUB = op("RsubBackward1", lambda F, g, out, a, alpha=1: -g,
           check=Check(lambda a: 2 - a, (any_(3),)))
 
 
-@exposes(SUB, functions=("sub",), methods=("sub", "__sub__"))
-def sub(a, b, alpha=1):
+@exposes(SUB, functions=("sub", "subtract"), methods=("sub", "subtract", "__sub__"))
+def sub(a, b, *, alpha=1):
     if type(a) in NUMBERS:
-        return rsub(b, a, alpha)
+        return rsub(b, a, alpha=alpha)
     if alpha != 1:
         return _add_scaled(SUB, a, b, alpha, -1)
     try:
@@ -95,7 +95,7 @@ def sub(a, b, alpha=1):
 def rsub(a, number, alpha=1):
     """`number - a`: torch records only the tensor as an input."""
     if type(number) is type(a):
-        return sub(number, a, alpha)
+        return sub(number, a, alpha=alpha)
     try:
         x, y, dt = binary(a, number)
     except NotAnOperand:
@@ -151,6 +151,7 @@ def rdiv(a, number):
     return div(number, a)
 
 
+@word("reciprocal", np.reciprocal)
 @exposes(RECIPROCAL, functions=("reciprocal",), methods=("reciprocal",), inplace=IN_PLACE)
 def reciprocal(a):
     return record(RECIPROCAL, np.reciprocal(floating(a)), (a,))
@@ -168,6 +169,15 @@ def neg(a):
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead.")
     return record(NEG, -a.array, (a,))
+
+
+@exposes(functions=("positive",), methods=("positive", "__pos__"),
+         inplace=no_in_place("the input itself is the result"))
+def unary_plus(a):
+    """`+t`: `t` itself, as torch returns it (no node, the same object)."""
+    if a.array.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return a
 
 
 # --- the scalar forms PyTorch's formulas use inside backward (mul.Scalar, div.Scalar, ...) ---
@@ -465,13 +475,17 @@ ge = _comparison(np.greater_equal, "ge", "greater_equal", "__ge__")
 
 def _logical(compute, *names):
     def combine(a, b):
+        number_first = type(a) in NUMBERS  # torch.bitwise_and(1, t): (Number self, Tensor other)
         try:
-            x, y, dt = binary(a, b)
+            y, x, dt = binary(b, a) if number_first else binary(a, b)
+            if not number_first:
+                x, y = y, x
         except NotAnOperand:
             return NotImplemented
         if dt.kind == "f":
             raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
-        return type(a)._wrap(elementwise_result(compute(x, y), x, y, dt))
+        return type(b if number_first else a)._wrap(
+            elementwise_result(compute(y, x), y, x, dt))
     combine.__name__ = combine.__qualname__ = names[0]
     return exposes(functions=names[:1], methods=names, inplace=_BOOL_WRITE)(combine)
 

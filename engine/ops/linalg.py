@@ -303,7 +303,7 @@ ADDMM = op("AddmmBackward0",
 @exposes(ADDMM, functions=("addmm",), methods=("addmm",),
          params=("input", "mat1", "mat2", "out_dtype"),
          inplace=in_place_gap("addmm_ is not offered"))
-def addmm(bias, mat1, mat2, beta=1, alpha=1):
+def addmm(bias, mat1, mat2, *, beta=1, alpha=1):
     x, w = mat1.array, mat2.array
     if x.ndim != 2 or w.ndim != 2:
         raise RuntimeError(f"{'mat1' if x.ndim != 2 else 'mat2'} must be a matrix, got "

@@ -480,11 +480,29 @@ XLOGY = op("XlogyBackward0", _xlogy_self_vjp,
            check=Check(lambda a, b: xlogy(a, b), (any_(2, 3), positive(2, 3))))
 
 
+XLOGY_NUMBER_SELF = op(
+    "XlogyBackward1", lambda F, g, out, b, self: F.mul_scalar(g, self) / b, saves="i",
+    explain="c·log(y) for a number c", formulas=("∂/∂y = c/y: g·c/y",),
+    check=Check(lambda b: xlogy(2.0, b), (positive(3),)))
+XLOGY_NUMBER_OTHER = op(
+    "XlogyBackward2", lambda F, g, out, a, other: _xlogy_self_vjp(F, g, out, a, other),
+    saves="i", explain="x·log(c) for a number c", formulas=("∂/∂x = log c: xlogy(g, c)",),
+    check=Check(lambda a: xlogy(a, 2.0), (any_(3),)))
+
+
 @word("xlogy", _xlogy_array)
-@exposes(XLOGY, functions=("xlogy",), methods=("xlogy",), inplace=IN_PLACE)
+@exposes(XLOGY, XLOGY_NUMBER_SELF, XLOGY_NUMBER_OTHER, functions=("xlogy",), methods=("xlogy",),
+         inplace=IN_PLACE)
 def xlogy(a, b):
+    if type(a) in (int, float, bool):  # torch.xlogy(2, t): its (Number self, Tensor other)
+        y, _, dt = binary(b, a, floating=True)
+        out = _xlogy_array(np.asarray(a, dt), np.asarray(y, dt))
+        return record(XLOGY_NUMBER_SELF, out, (b,), {"self": a})
     x, y, dt = binary(a, b, floating=True)
-    return record(XLOGY, _xlogy_array(np.asarray(x, dt), np.asarray(y, dt)), (a, b))
+    out = _xlogy_array(np.asarray(x, dt), np.asarray(y, dt))
+    if type(b) in (int, float, bool):
+        return record(XLOGY_NUMBER_OTHER, out, (a,), {"other": b})
+    return record(XLOGY, out, (a, b))
 
 
 _KL_MEAN_WARNING = (

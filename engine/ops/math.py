@@ -1,5 +1,6 @@
 """Elementwise math functions of one tensor: exp log sqrt, trigonometry, abs sign, erf,
-rounding; each also in place (`x.sin_()`, `torch.sin_(x)`), as torch offers them.
+rounding; each also in place (`x.sin_()`, `torch.sin_(x)`), as torch offers them; and atan2,
+the angle of two.
 
 Each rule uses the ops PyTorch's own derivative formula uses (see ops/arith.py), so a
 gradient made with create_graph=True prints PyTorch's grad_fn names.
@@ -12,7 +13,7 @@ import math
 import numpy as np
 
 from ..graph.nodes import record
-from .operands import floating
+from .operands import NotAnOperand, binary, elementwise_result, floating
 from .registry import IN_PLACE, METHOD_IN_PLACE, Check, Family, any_, away_from_zero, positive, unit
 
 family = Family("Elementwise math", inplace=IN_PLACE)
@@ -198,3 +199,38 @@ frac = _unary(FRAC, lambda x: x - np.trunc(x), "frac")
 def square(a):
     """torch computes square as a power of 2 (PowBackward0)."""
     return a ** 2
+
+
+# === the angle of two tensors ======================================================================
+
+def _atan2_rule(sign: int):
+    """torch's formula: with recip = 1/(a² + b²), 0 where that is infinite (at a = b = 0), a
+    gets g·b·recip and b gets g·(-a)·recip."""
+    def rule(F, g, out, a, b):
+        recip = F.reciprocal(a * a + b * b)
+        recip = F.masked_fill(recip, np.isinf(recip if type(recip) is np.ndarray else recip.array),
+                              0.0)
+        return g * b * recip if sign > 0 else g * -a * recip
+    return rule
+
+
+ATAN2 = op("Atan2Backward0", _atan2_rule(1), _atan2_rule(-1), saves="i",
+           explain="atan2(a, b), the angle of the point (b, a)",
+           formulas=("∂/∂a = b/(a²+b²): g·b·recip", "∂/∂b = -a/(a²+b²): g·(-a)·recip"),
+           check=Check(lambda a, b: a.atan2(b), (any_(3), positive(3))))
+
+
+@exposes(ATAN2, functions=("atan2", "arctan2"), methods=("atan2", "arctan2"),
+         inplace=METHOD_IN_PLACE)
+def atan2(a, b):
+    if type(b) is not type(a):  # (torch takes no number here: its TypeError names `other`)
+        return NotImplemented
+    try:
+        x, y, dt = binary(a, b, floating=True)
+    except NotAnOperand:
+        return NotImplemented
+    if dt == np.float32:  # (as in_double: rounded once from float64, torch's more often)
+        angle = np.arctan2(x, y, dtype=np.float64).astype(np.float32)
+    else:
+        angle = np.arctan2(x, y)
+    return record(ATAN2, elementwise_result(angle, x, y, dt), (a, b))

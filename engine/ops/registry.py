@@ -139,8 +139,9 @@ def in_place_gap(reason: str) -> str:
 
 
 def torch_parameters(forward: Callable) -> tuple | None:
-    """torch's names for the positional parameters of `forward`'s function form, read off its
-    signature (the engine's `a` and `b` are torch's `input` and `other`); None when it takes
+    """torch's names for the parameters of `forward`'s function form, read off its signature
+    (the engine's `a` and `b` are torch's `input` and `other`; keyword-only ones, as `alpha`,
+    at their place after the positional ones, as torch's schema has them); None when it takes
     `*args`, whose names only a surface's `params` can give."""
     import inspect
 
@@ -148,7 +149,7 @@ def torch_parameters(forward: Callable) -> tuple | None:
     for p in inspect.signature(inspect.unwrap(forward)).parameters.values():
         if p.kind is p.VAR_POSITIONAL:
             return None
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             names.append({"a": "input", "b": "other"}.get(p.name, p.name))
     return tuple(names)
 
