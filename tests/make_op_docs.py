@@ -46,7 +46,8 @@ def markdown() -> str:
              "`torch.nn.functional.X`), and its rule. Entries without public names are the ops",
              "PyTorch computes gradients with, seen in a double backward (create_graph=True).",
              ""]
-    for family in FAMILIES:
+    # by title: the registry's own order is whichever family module was imported first
+    for family in sorted(FAMILIES, key=lambda f: f.title):
         if not family.ops:
             continue  # a family of Tensor methods only (hooks)
         lines += [f"## {family.title}", "", "| grad_fn | public names | rule |", "|---|---|---|"]

@@ -477,15 +477,16 @@ def _logical(compute, *names):
     def combine(a, b):
         number_first = type(a) in NUMBERS  # torch.bitwise_and(1, t): (Number self, Tensor other)
         try:
-            y, x, dt = binary(b, a) if number_first else binary(a, b)
-            if not number_first:
-                x, y = y, x
+            if number_first:  # (binary reads its first operand as the tensor)
+                y, x, dt = binary(b, a)
+            else:
+                x, y, dt = binary(a, b)
         except NotAnOperand:
             return NotImplemented
         if dt.kind == "f":
             raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
         return type(b if number_first else a)._wrap(
-            elementwise_result(compute(y, x), y, x, dt))
+            elementwise_result(compute(x, y), x, y, dt))
     combine.__name__ = combine.__qualname__ = names[0]
     return exposes(functions=names[:1], methods=names, inplace=_BOOL_WRITE)(combine)
 
