@@ -23,6 +23,7 @@ import numpy as np
 
 from autodiff.engine.autograd.numeric_check import GradientReport
 from autodiff.engine.graph.nodes import version_of, watched_grad_fn
+from autodiff.engine.tensors.inspection import value_array
 from autodiff.engine.tensors.tensor import Tensor
 
 from autodiff.text.display import text_width
@@ -85,8 +86,8 @@ def _set(t: Tensor, array: np.ndarray) -> None:
 
 
 def _widen(t: Tensor) -> None:
-    if np.asarray(t.array).dtype == np.float32:
-        _set(t, np.array(t.array, dtype=np.float64))
+    if np.asarray(value_array(t)).dtype == np.float32:
+        _set(t, np.array(value_array(t), dtype=np.float64))
 
 
 def check_source(source: LoadedSource, *, eps: float = 1e-6,
@@ -98,8 +99,8 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
     initial: dict[int, np.ndarray] = {}
 
     def remember(k: int, t: Tensor) -> None:
-        if np.asarray(t.array).dtype.kind == "f":
-            initial.setdefault(k, np.array(t.array))
+        if np.asarray(value_array(t)).dtype.kind == "f":
+            initial.setdefault(k, np.array(value_array(t)))
 
     first = trace_source(source, err=err, on_create=remember)
     first.raise_error()
@@ -107,7 +108,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         raise UsageError(_("the program never calls backward(): nothing to check"))
     names = first.tensor_names()
     leaves = [(k, t) for k, t in enumerate(first.created)
-              if t.requires_grad and watched_grad_fn(t) is None and np.asarray(t.array).dtype.kind == "f"]
+              if t.requires_grad and watched_grad_fn(t) is None and np.asarray(value_array(t)).dtype.kind == "f"]
     if not leaves:  # a check that varied nothing has not passed
         raise UsageError(_("the program makes no leaf tensor that requires grad and that "
                            "autodiff check can vary: nothing to check"))
@@ -129,7 +130,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         # widening changed what the program does (e.g. `.double()` became a no-op): check
         # in the program's own dtypes, with a step and tolerance float32 can bear
         widen, wide = False, first
-    if not widen and any(np.asarray(t.array).dtype == np.float32 for _, t in leaves):
+    if not widen and any(np.asarray(value_array(t)).dtype == np.float32 for _, t in leaves):
         eps, rtol, atol = max(eps, 1e-3), 1e-2, 1e-3
     else:
         rtol, atol = RTOL, ATOL
@@ -168,10 +169,10 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
     for k, t in leaves:
         wide_leaf = wide.created[k]
         got = last.delivered.get(id(wide_leaf))
-        analytic = np.zeros(np.shape(wide_leaf.array)) if got is None else \
+        analytic = np.zeros(np.shape(value_array(wide_leaf))) if got is None else \
             np.asarray(got[1], dtype=np.float64)
         late = n_calls > 1 and (version_of(t) > 0 or k not in initial
-                                or not np.array_equal(initial[k], t.array, equal_nan=True))
+                                or not np.array_equal(initial[k], value_array(t), equal_nan=True))
         numeric = np.zeros_like(analytic)
         flat = np.unique(np.linspace(0, analytic.size - 1, min(analytic.size, quota)).astype(int))
         cells = [tuple(int(i) for i in np.unravel_index(f, analytic.shape)) for f in flat]
@@ -207,10 +208,10 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
         abs_err = float(np.max(np.abs(a - n))) if a.size else 0.0
         rel_err = float(np.max(np.abs(a - n) / np.maximum(np.abs(n), 1e-12))) if a.size else 0.0
         report = GradientReport([a], [n], abs_err, rel_err)
-        results.append(LeafCheck(names.get(id(t), _("leaf #{k}").format(k=k)), k, tuple(np.shape(t.array)),
+        results.append(LeafCheck(names.get(id(t), _("leaf #{k}").format(k=k)), k, tuple(np.shape(value_array(t))),
                                  report, len(cells), eps, skipped, rtol, atol, elements, nan))
         own = first.calls[-1].delivered.get(id(t))
-        if widen and np.asarray(t.array).dtype == np.float32 and own is not None:
+        if widen and np.asarray(value_array(t)).dtype == np.float32 and own is not None:
             with np.errstate(invalid="ignore"):  # inf - inf where the derivative is infinite
                 diff = np.abs(np.asarray(own[1], dtype=np.float64) - analytic)
             finite = np.isfinite(diff)
@@ -220,7 +221,7 @@ def check_source(source: LoadedSource, *, eps: float = 1e-6,
 
 
 def _nudge(t: Tensor, idx: tuple, delta: float) -> None:
-    array = np.array(t.array, copy=True)  # keeps the dtype: widening is _widen's job
+    array = np.array(value_array(t), copy=True)  # keeps the dtype: widening is _widen's job
     array[idx] += delta
     _set(t, array)
 

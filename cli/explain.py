@@ -21,6 +21,7 @@ import numpy as np
 from autodiff.engine.graph.nodes import AccumulateGrad, MultiNode, watched_grad_fn
 from autodiff.engine.ops.operands import sum_to
 from autodiff.engine.core.printing import format_tensor
+from autodiff.engine.tensors.inspection import node_op
 from .explain_text import bind_symbols, rule_with_numbers, value_text
 
 from autodiff.text.display import text_width
@@ -192,7 +193,7 @@ def _step_lines(i: int, step: Step, namer: Namer, tnames: dict, parts: list) -> 
         leaf = tnames.get(id(node.variable), _("an unnamed leaf"))
         return [f"[{i}] AccumulateGrad → {leaf} {shape_text(node.variable.shape)}",
                 f"{INDENT}{leaf}.grad += {_arriving(step.grad_in, parts)}"]
-    op = node.op
+    op = node_op(node)
     lines = [f"[{i}] {namer.label(node)}: {_(op.explain)}",
              INDENT + _("gradient arriving: g = {value}").format(
                  value=_arriving(step.grad_in, parts))]

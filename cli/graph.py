@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TextIO
 
 from autodiff.engine.graph.nodes import AccumulateGrad, accumulate_node, watched_grad_fn
+from autodiff.engine.tensors.inspection import input_meta as input_meta_of
 from autodiff.engine.tensors.tensor import Tensor
 from autodiff.text.i18n import _
 
@@ -175,7 +176,7 @@ def _link(start, ids: dict) -> None:
 
 def input_meta(node, i: int) -> tuple[list[int] | None, str | None]:
     """Shape and dtype of a node's i-th input (the output of the node it points to)."""
-    item = node.meta[i]
+    item = input_meta_of(node)[i]
     shape, dt = item if item is not None else (None, None)
     if shape is None:
         return None, None

@@ -5,6 +5,7 @@ as PyTorch prints them for JSON and the HTML page)."""
 from __future__ import annotations
 
 from autodiff.engine.graph.nodes import AccumulateGrad, watched_grad_fn
+from autodiff.engine.tensors.inspection import node_op, saved_inputs, saved_result, value_array
 from autodiff.engine.tensors.tensor import Tensor
 
 from .trace import Trace
@@ -34,25 +35,26 @@ def add_details(trace: Trace, ids: dict, nodes: dict, show: frozenset) -> None:
         leaf = type(node) is AccumulateGrad
         tensor = node.variable if leaf else made_by.get(key)
         step = steps.get(key)
-        result = tensor.array if tensor is not None else (
-            step.out if step is not None and step.out is not None else getattr(node, "out", None))
+        result = value_array(tensor) if tensor is not None else (
+            step.out if step is not None and step.out is not None else saved_result(node))
         if "values" in show and result is not None:
             g.details["value_array"] = np.array(result, copy=True)
         if "grads" in show:
             grad = grad_of(tensor) if leaf and tensor is not None else None
             if grad is not None:
-                g.details["grad_array"] = np.array(grad.array, copy=True)
+                g.details["grad_array"] = np.array(value_array(grad), copy=True)
             elif step is not None and type(step.grad_in) is not list:
                 g.details["grad_array"] = step.grad_in
         if "saved" in show and not leaf:
-            inputs = step.inputs if step is not None else _still_saved(node)
-            out = step.out if step is not None else node.out
+            inputs = step.inputs if step is not None else saved_inputs(node)
+            out = step.out if step is not None else saved_result(node)
             saved = {}
-            names = input_symbols(node.op, len(inputs or ()))
+            op = node_op(node)
+            names = input_symbols(op, len(inputs or ()))
             for j, value in enumerate(inputs or ()):
-                if value is not None and node.op.saves_inputs:
+                if value is not None and op.saves_inputs:
                     saved[names[j] or f"input {j}"] = np.asarray(
-                        value.array if type(value) is Tensor else value)
+                        value_array(value) if type(value) is Tensor else value)
             if out is not None:
                 saved["result"] = np.asarray(out)
             if saved:
@@ -63,8 +65,3 @@ def add_details(trace: Trace, ids: dict, nodes: dict, show: frozenset) -> None:
                 g.details[key] = format_tensor(g.details[key + "_array"])
         if "saved_arrays" in g.details:
             g.details["saved"] = {k: format_tensor(v) for k, v in g.details["saved_arrays"].items()}
-
-
-def _still_saved(node):
-    saved = node.saved
-    return saved if isinstance(saved, (tuple, list)) else None

@@ -208,17 +208,17 @@ class Child:
             os.close(read_fd)
             _child(task, limits, write_fd, returns, interruptible)
         os.close(write_fd)
-        self._watch(read_fd, limits)
+        self.start_watching(read_fd, limits)
 
     @classmethod
     def watching(cls, pid: int, read_fd: int, limits: ProcessLimits) -> "Child":
         """A child forked elsewhere (the REPL's, which may carry the session on)."""
         child = cls.__new__(cls)
         child.pid = pid
-        child._watch(read_fd, limits)
+        child.start_watching(read_fd, limits)
         return child
 
-    def _watch(self, read_fd: int, limits: ProcessLimits) -> None:
+    def start_watching(self, read_fd: int, limits: ProcessLimits) -> None:
         self.fd = read_fd
         self.limits = limits
         self.deadline = time.monotonic() + limits.seconds + GRACE

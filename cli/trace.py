@@ -1,20 +1,24 @@
 """Run a program while watching the engine: every created tensor and every backward call.
 
-`trace_source` is what every view (report, graph, check, explain) builds on. It
-uses only the observer hooks of the run's engine session: each new tensor, and each
-backward pass (which tensor it starts from, each step, its end).
+`trace_source` is what every view (report, graph, check, explain) builds on. It attaches a
+`TraceObserver` to the run's engine session (engine/core/observer.py) and reads only the
+events: each new tensor, each top-level tensor binding, and each backward pass (which
+tensor it starts from, each step, each gradient accumulated, its end).
 """
 
 from __future__ import annotations
 
 import io
+import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, NamedTuple, TextIO
 
 import numpy as np
 
+from autodiff.engine.core.observer import Observer
+from autodiff.engine.core.session import current
 from autodiff.engine.graph.nodes import AccumulateGrad, watched_grad_fn
-from autodiff.engine.core.session import Observers, current
+from autodiff.engine.tensors.inspection import node_params, saved_inputs, saved_result, value_array
 from autodiff.engine.tensors.tensor import Tensor
 from autodiff.text.diagnostics import TgError
 
@@ -29,6 +33,18 @@ class Capture(io.StringIO):
     def write(self, text: str) -> int:
         text.encode("utf-8")
         return super().write(text)
+
+
+class Binding(NamedTuple):
+    """A top-level name bound to a tensor by the statement at `line`. Tensors are held
+    weakly (the Trace keeps the last one each line bound to each name, so an earlier binding
+    can still be shown while its node is in the graph): memory stays bounded by the
+    program's size, not by how often a loop runs."""
+
+    name: str
+    line: int
+    tensor: weakref.ref  # -> Tensor, or None once the program dropped it
+    node: weakref.ref | None  # -> its grad_fn (None: a leaf or no graph)
 
 
 # The records below hold arrays and tensors, whose == is elementwise: they compare by
@@ -69,7 +85,7 @@ class Trace:
     calls: list[BackwardCall]
     error: TgError | None
     output: str = ""
-    bindings: list = field(default_factory=list)  # every tensor binding (cli/bindings.py)
+    bindings: list[Binding] = field(default_factory=list)  # every tensor binding, in order
     kept: dict = field(default_factory=dict)  # (name, line) -> the last tensor bound there
     failed_call: BackwardCall | None = None  # the last backward call, when it raised
 
@@ -173,23 +189,12 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO
     capture = out is None
     stream = Capture() if capture else out
     trace = Trace(source, {}, {}, [], [], None)
-
-    def created(t: Tensor) -> None:
-        if on_create is not None:
-            on_create(len(trace.created), t)
-        trace.created.append(t)
-
     session = current().for_run()
-    session.observers = _observers(trace, created, record_steps, after_backward, seeds or {})
-    if watch_bindings:
-        from .bindings import run_watched
-
-        result, log = run_watched(source.text, source.filename, out=stream, err=err,
-                                  session=session)
-        if log is not None:
-            trace.bindings, trace.kept = log.log, log.kept
-    else:
-        result = run_source(source.text, source.filename, out=stream, err=err, session=session)
+    session.observers.attach(TraceObserver(trace, record_steps=record_steps,
+                                           on_create=on_create, after_backward=after_backward,
+                                           seeds=seeds))
+    result = run_source(source.text, source.filename, out=stream, err=err, session=session,
+                        watch_assignments=watch_bindings)
     trace.globals = result.globals
     trace.assigned_lines = result.assigned_lines
     trace.error = result.error
@@ -199,7 +204,7 @@ def trace_source(source: LoadedSource, *, out: TextIO | None = None, err: TextIO
 
 
 def _array(g) -> np.ndarray:
-    return np.array(g.array if type(g) is Tensor else g, copy=True)
+    return np.array(value_array(g) if type(g) is Tensor else g, copy=True)
 
 
 def _grad_array(g):
@@ -212,63 +217,99 @@ def _read_by_rule(node) -> tuple:
     """(inputs, out, params) of a node as its rule is about to read them."""
     if type(node) is AccumulateGrad:
         return None, None, None
-    saved = node.saved
-    inputs = None
-    if isinstance(saved, (tuple, list)):
-        inputs = tuple(_array(v) if type(v) is Tensor else v for v in saved)
-    out = None if node.out is None else np.array(node.out, copy=True)
-    return inputs, out, dict(node.params) if node.params else None
+    saved = saved_inputs(node)
+    inputs = None if saved is None else tuple(_array(v) if type(v) is Tensor else v
+                                              for v in saved)
+    result = saved_result(node)
+    out = None if result is None else np.array(result, copy=True)
+    params = node_params(node)
+    return inputs, out, None if params is None else dict(params)
 
 
-def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds: dict) -> Observers:
-    current: list[BackwardCall | None] = [None]
-    # the last call on each tensor (and grad_fn): only that one is ever explained, so an
-    # earlier call's recorded steps go when a later one starts (a training loop's would pile up)
-    last_on: dict[int, BackwardCall] = {}
+class TraceObserver(Observer):
+    """Fills a `Trace` as the program runs: each tensor made, each top-level tensor binding
+    (in a run that watches assignments), each backward call with the gradients it delivered
+    (and, with `record_steps`, every node it ran with what its rule read). `on_create(index,
+    tensor)` and `after_backward(calls so far)` let a view act at those moments; `seeds`
+    (call number -> gradient) replaces the gradient a backward call starts from."""
 
-    def observe(node, grad_in, grads_out) -> None:
-        call = current[0]
-        if call is None:  # a torch.autograd.grad pass: not a backward call
-            return
-        if type(node) is AccumulateGrad:
-            v = node.variable
-            previous = call.delivered.get(id(v))
-            g = _array(grad_in)
-            call.delivered[id(v)] = (v, g if previous is None else previous[1] + g)
-        if record_steps:
-            outs = None if grads_out is None else [None if o is None else _array(o)
-                                                   for o in grads_out]
-            call.steps.append(Step(node, _grad_array(grad_in), outs, *_read_by_rule(node)))
+    def __init__(self, trace: Trace, *, record_steps: bool = False,
+                 on_create: Callable[[int, Tensor], None] | None = None,
+                 after_backward: Callable[[int], None] | None = None,
+                 seeds: dict[int, np.ndarray] | None = None) -> None:
+        self.trace = trace
+        self.record_steps = record_steps
+        self.on_create = on_create
+        self.after_backward = after_backward
+        self.seeds = seeds or {}
+        self.call: BackwardCall | None = None  # the backward call running now
+        # the last call on each tensor (and grad_fn): only that one is ever explained, so an
+        # earlier call's recorded steps go when a later one starts (a training loop's would
+        # pile up)
+        self.last_on: dict[int, BackwardCall] = {}
 
-    def started(tensors, grad_tensors, create_graph, is_grad):
-        if is_grad:  # torch.autograd.grad: watched only through its steps (ignored above)
-            current[0] = None
+    def tensor_made(self, tensor: Tensor) -> None:
+        if self.on_create is not None:
+            self.on_create(len(self.trace.created), tensor)
+        self.trace.created.append(tensor)
+
+    def assigned(self, name: str, value: Any, line: int) -> None:
+        if isinstance(value, Tensor):
+            node = watched_grad_fn(value)
+            self.trace.bindings.append(Binding(name, line, weakref.ref(value),
+                                               None if node is None else weakref.ref(node)))
+            self.trace.kept[(name, line)] = value
+
+    def backward_started(self, tensors, grad_tensors, create_graph, is_grad):
+        if is_grad:  # torch.autograd.grad: watched only through its steps (ignored below)
+            self.call = None
             return None
+        trace = self.trace
         t = tensors[0]
+        value = value_array(t)
         gradient = None if grad_tensors is None else grad_tensors[0]
-        if len(trace.calls) in seeds:  # `autodiff explain` builds J row by row this way
-            gradient = Tensor._wrap(np.asarray(seeds[len(trace.calls)], dtype=t.array.dtype))
+        if len(trace.calls) in self.seeds:  # `autodiff explain` builds J row by row this way
+            gradient = np.asarray(self.seeds[len(trace.calls)], dtype=value.dtype)
         if gradient is None:
-            seed = np.ones_like(t.array)
+            seed = np.ones_like(value)
         else:
-            seed = np.array(gradient.array if type(gradient) is Tensor else gradient,
-                            dtype=t.array.dtype)
-        call = BackwardCall(t, np.array(t.array, copy=True), seed, gradient is not None,
+            seed = np.array(value_array(gradient) if type(gradient) is Tensor else gradient,
+                            dtype=value.dtype)
+        call = BackwardCall(t, np.array(value, copy=True), seed, gradient is not None,
                             create_graph)
-        if record_steps:
+        if self.record_steps:
             node = watched_grad_fn(t)
             for key in (id(t),) if node is None else (id(t), id(node)):
-                earlier = last_on.get(key)
+                earlier = self.last_on.get(key)
                 if earlier is not None:
                     earlier.steps = []
-                last_on[key] = call
+                self.last_on[key] = call
         trace.calls.append(call)
         trace.failed_call = None
-        current[0] = call
+        self.call = call
         return None if gradient is None else [gradient]
 
-    def finished(ok: bool) -> None:
-        call, current[0] = current[0], None
+    def backward_step(self, node, grad_in, grads_out) -> None:
+        call = self.call
+        if call is None or not self.record_steps:  # (None: a torch.autograd.grad pass)
+            return
+        outs = [None if o is None else _array(o) for o in grads_out]
+        call.steps.append(Step(node, _grad_array(grad_in), outs, *_read_by_rule(node)))
+
+    def gradient_accumulated(self, node, grad) -> None:
+        call = self.call
+        if call is None:
+            return
+        v = node.variable
+        previous = call.delivered.get(id(v))
+        g = _array(grad)
+        call.delivered[id(v)] = (v, g if previous is None else previous[1] + g)
+        if self.record_steps:
+            call.steps.append(Step(node, _grad_array(grad), None, *_read_by_rule(node)))
+
+    def backward_ended(self, ok: bool) -> None:
+        trace = self.trace
+        call, self.call = self.call, None
         if call is not None:
             call.finished = ok
         if not ok and call is not None and trace.calls and trace.calls[-1] is call:
@@ -276,10 +317,5 @@ def _observers(trace: Trace, created, record_steps: bool, after_backward, seeds:
             # `explain` still shows its steps when that error is what stopped the program
             trace.calls.pop()
             trace.failed_call = call
-        if ok and after_backward is not None:
-            after_backward(len(trace.calls))
-
-    observers = Observers()
-    observers.created, observers.backward_started = created, started
-    observers.backward_step, observers.backward_finished = observe, finished
-    return observers
+        if ok and self.after_backward is not None:
+            self.after_backward(len(trace.calls))

@@ -1,4 +1,7 @@
-"""Run .tg programs: compile the AST once into closures, then run them.
+"""Run .tg programs: compile the AST once into closures, then run them. `Program` is the one
+runner: `autodiff run`, the views (with `watch_assignments`, reporting each top-level binding
+to the session's observers), `test` and the REPL (interactive.py, one input at a time) all
+run through its set-up and `execute`.
 
     result = run_source(text, "prog.tg")      # never raises TgError: see result.error
 """
@@ -8,11 +11,12 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
 from autodiff.parser import ast, parse
 from autodiff.text.diagnostics import EXIT_RUNTIME, TgError
 
+from .assignments import WatchedGlobals, bound_names, first_assignments, watched_body
 from .expressions import Context
 from .runtime import CollectionsNamespace, MathNamespace, RandomNamespace, Runtime, make_builtins
 from .sandbox import AttributePolicy, default_policy, permissive_policy
@@ -22,7 +26,8 @@ from .deadline import Deadline, DeadlinePassed, ProgramStopped, node_of, timeout
 from .warnings_hook import ProgramWarnings
 
 __all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules", "execute",
-           "MathNamespace", "default_policy", "permissive_policy", "TgError"]
+           "MathNamespace", "default_policy", "permissive_policy", "TgError", "bound_names",
+           "first_assignments", "report_error"]
 
 # A .tg call runs as a few nested Python calls of the compiled closures, so MAX_CALL_DEPTH
 # program calls need far more than Python's default 1,000 frames. The limit is one per
@@ -68,23 +73,31 @@ def new_session(**settings: Any):
 
 
 class Program:
-    """A compiled program. Closures capture this program's globals, builtins and runtime."""
+    """A compiled program. Closures capture this program's globals, builtins and runtime.
 
-    def __init__(self, module: ast.Module, filename: str = "<stdin>", source: str = "") -> None:
+    With `watch_assignments`, each top-level binding is reported to the run's observers
+    (`Observer.assigned`, engine/core/observer.py); the program is still compiled once."""
+
+    def __init__(self, module: ast.Module, filename: str = "<stdin>", source: str = "", *,
+                 watch_assignments: bool = False) -> None:
         self.filename = filename
         self.source = source
-        self.globals: dict[str, Any] = {}
+        self.globals: dict[str, Any] = WatchedGlobals() if watch_assignments else {}
         self.builtins: dict[str, Any] = {}
         self.modules: dict[str, Any] = {}
         self.rt = Runtime()
-        cx = Context(filename, self.globals, self.builtins, self.rt, self.modules)
+        self.context = Context(filename, self.globals, self.builtins, self.rt, self.modules)
         check_module_declarations(module.body, filename)
-        self.body = compile_block(module.body, cx)
+        if watch_assignments:
+            self.body = watched_body(module.body, lambda s: compile_block((s,), self.context),
+                                     self.globals)
+        else:
+            self.body = compile_block(module.body, self.context)
         self.assigned_lines = first_assignments(module.body)
 
-    def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
-            attribute_policy: AttributePolicy | None = None, err: TextIO | None = None,
-            timeout: float | None = None, session: Any = None) -> RunResult:
+    def prepare(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
+                attribute_policy: AttributePolicy | None = None) -> None:
+        """A fresh program state: the modules, builtins and globals a run starts with."""
         self.rt.out = sys.stdout if out is None else out
         self.rt.policy = attribute_policy or default_policy
         self.rt.depth = 0
@@ -95,11 +108,27 @@ class Program:
         self.modules.setdefault("math", MathNamespace())
         self.builtins.clear()
         self.builtins.update(make_builtins(self.rt))
+        self.watch(None)
         self.globals.clear()
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`
+
+    def watch(self, session: Any) -> None:
+        """Report the program's bindings to `session`'s observers (None: to nobody)."""
+        if isinstance(self.globals, WatchedGlobals):
+            self.globals.observers = None if session is None else session.observers
+
+    def run(self, *, out: TextIO | None = None, modules: dict[str, Any] | None = None,
+            attribute_policy: AttributePolicy | None = None, err: TextIO | None = None,
+            timeout: float | None = None, session: Any = None) -> RunResult:
+        self.prepare(out=out, modules=modules, attribute_policy=attribute_policy)
         session = new_session(timeout=timeout) if session is None else session
-        _, error = execute(lambda: self.body(self.globals), session=session, timeout=timeout,
-                           filename=self.filename, source=self.source, err=err)
+        self.watch(session)
+        try:
+            _, error = execute(lambda: self.body(self.globals), session=session,
+                               timeout=timeout, filename=self.filename, source=self.source,
+                               err=err)
+        finally:
+            self.watch(None)
         result = RunResult(dict(self.globals), error, dict(self.assigned_lines))
         if error is not None:
             error.scope = result.globals  # the values a hint may name (interpreter/hints.py)
@@ -113,6 +142,21 @@ def execute(action, *, session: Any, timeout: float | None, filename: str, sourc
     program's warnings shown as Python shows them. Returns (its value, None) or (None, the
     program's error, positioned): a stop at a limit or the deadline, Python's own recursion
     limit and a TgError all end the same way whoever runs the code."""
+    value, error = _stopped(action, session=session, timeout=timeout, filename=filename,
+                            source=source, err=err)
+    if error is not None:
+        report_error(session, error)
+    return value, error
+
+
+def report_error(session: Any, error: TgError) -> None:
+    """Tell the session's observers that the run (or one input) stopped with `error`."""
+    observe = session.observers.error
+    if observe is not None:
+        observe(error)
+
+
+def _stopped(action, *, session, timeout, filename, source, err) -> tuple[Any, TgError | None]:
     try:
         with session.active(), _gc_for_graphs(), Deadline(timeout), \
                 ProgramWarnings(filename, source, err):
@@ -164,67 +208,25 @@ class _gc_for_graphs:
 
 
 def compile_program(module_ast: ast.Module, filename: str = "<stdin>",
-                    source: str = "") -> Program:
+                    source: str = "", *, watch_assignments: bool = False) -> Program:
     """Compile once; raises TgError (exit code 2) for constructs rejected at compile time."""
-    return Program(module_ast, filename, source)
+    return Program(module_ast, filename, source, watch_assignments=watch_assignments)
 
 
 def run_source(source: str, filename: str = "<stdin>", *, out: TextIO | None = None,
                err: TextIO | None = None, modules: dict[str, Any] | None = None,
                attribute_policy: AttributePolicy | None = None,
-               timeout: float | None = None, session: Any = None) -> RunResult:
-    """Parse, compile and run. Program errors come back in RunResult.error, never raised;
-    warnings the program triggers are written to `err` (default stderr)."""
+               timeout: float | None = None, session: Any = None,
+               watch_assignments: bool = False) -> RunResult:
+    """Parse, compile and run. Program errors come back in RunResult.error, never raised
+    (observers of `session` see a compile error too); warnings the program triggers are
+    written to `err` (default stderr)."""
     try:
-        program = compile_program(parse(source, filename), filename, source)
+        program = compile_program(parse(source, filename), filename, source,
+                                  watch_assignments=watch_assignments)
     except TgError as exc:
+        if session is not None:
+            report_error(session, exc)
         return RunResult({}, exc)
     return program.run(out=out, err=err, modules=modules, attribute_policy=attribute_policy,
                        timeout=timeout, session=session)
-
-
-def first_assignments(body: tuple) -> dict[str, int]:
-    """Line of the first assignment of each top-level name, in source order."""
-    lines: dict[str, int] = {}
-    for name, line in bound_names(body):
-        lines.setdefault(name, line)
-    return lines
-
-
-def bound_names(body) -> Iterator[tuple[str, int]]:
-    """(name, line) for each name a statement list binds (assignment, augmented assignment,
-    for, def, class, import, with-as), in source order; a def's or class's body is its own
-    scope and is skipped."""
-
-    def targets(target: ast.Node) -> Iterator[tuple[str, int]]:
-        if isinstance(target, ast.Name):
-            yield target.id, target.line
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for elt in target.elts:
-                yield from targets(elt)
-
-    # an explicit stack in source order, not recursion: an `elif` chain nests If nodes
-    pending = list(reversed(body))
-    while pending:
-        s = pending.pop()
-        if isinstance(s, ast.Assign):
-            for t in s.targets:
-                yield from targets(t)
-        elif isinstance(s, (ast.AugAssign, ast.For)):
-            yield from targets(s.target)
-        elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            yield s.name, s.line
-        elif isinstance(s, ast.Import):
-            yield s.asname or s.module.split(".")[0], s.line
-        elif isinstance(s, ast.ImportFrom):
-            for name, asname in s.names:
-                if name != "*":
-                    yield asname or name, s.line
-        elif isinstance(s, ast.With) and s.name:
-            yield s.name, s.line
-        if not isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            for handler in reversed(getattr(s, "handlers", ()) or ()):
-                pending.extend(reversed(handler.body))
-            pending.extend(reversed(getattr(s, "finalbody", ()) or ()))
-            pending.extend(reversed(getattr(s, "orelse", ()) or ()))
-            pending.extend(reversed(getattr(s, "body", ()) or ()))

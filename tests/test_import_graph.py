@@ -113,6 +113,68 @@ def test_cli_takes_no_private_name_from_another_package():
     assert not wrong, "\n".join(wrong)
 
 
+# cli/ reads other packages' objects through their public surface; each exception names
+# why it cannot: (file, attribute) -> reason.
+PRIVATE_ATTRIBUTE_ALLOWED = {
+    ("cli/guard.py", "_exit"): "os._exit: the standard library's exit for a forked child, "
+                               "which must not run the parent's clean-up",
+    ("cli/repl_process.py", "_exit"): "os._exit, as in cli/guard.py",
+}
+# Engine fields with no PyTorch counterpart: cli reads them through
+# engine/tensors/inspection.py, never directly; the writes it must make: (file, attribute)
+# -> reason.
+ENGINE_FIELDS = ("array", "saved", "meta")
+ENGINE_FIELD_WRITES = {
+    ("cli/check.py", "array"): "check perturbs a leaf's value in place (a write, not a read) "
+                               "to take finite differences",
+}
+
+
+def _attribute_uses(test):
+    """(file, line, attribute, text) for each attribute access in cli/*.py that `test` picks."""
+    for path in sorted((ROOT / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and test(node):
+                yield str(path.relative_to(ROOT)), node.lineno, node.attr, ast.unparse(node)
+
+
+def _private(node: ast.Attribute) -> bool:
+    attr = node.attr
+    if not attr.startswith("_") or (attr.startswith("__") and attr.endswith("__")):
+        return False  # (a dunder is Python's protocol, not a package's private name)
+    return not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+
+
+def test_cli_reaches_no_private_attribute_of_another_package():
+    uses = list(_attribute_uses(_private))
+    wrong = [f"{f}:{line}: {text}" for f, line, attr, text in uses
+             if (f, attr) not in PRIVATE_ATTRIBUTE_ALLOWED]
+    assert not wrong, "\n".join(wrong)
+    used = {(f, attr) for f, _, attr, _ in uses}
+    assert set(PRIVATE_ATTRIBUTE_ALLOWED) <= used, "a stale allow-list entry"
+
+
+def test_the_private_attribute_check_catches_one():
+    tree = ast.parse("Tensor._wrap(a)\nself._x\nx.__class__\nnode.saved\n")
+    found = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and _private(n)]
+    assert found == ["_wrap"]
+
+
+def _engine_field(node: ast.Attribute) -> bool:
+    numpy = isinstance(node.value, ast.Name) and node.value.id == "np"  # (np.array)
+    return node.attr in ENGINE_FIELDS and not numpy
+
+
+def test_cli_reads_engine_fields_only_through_inspection():
+    reads = [f"{f}:{line}: {text}" for f, line, attr, text in _attribute_uses(
+        lambda n: _engine_field(n) and not isinstance(n.ctx, ast.Store))]
+    assert not reads, "\n".join(reads)
+    writes = {(f, attr) for f, _, attr, _ in _attribute_uses(
+        lambda n: _engine_field(n) and isinstance(n.ctx, ast.Store))}
+    assert writes == set(ENGINE_FIELD_WRITES)
+
+
 def test_every_package_is_installed_and_says_what_it_owns():
     packages = [name for name, path in MODULES.items() if path.name == "__init__.py"]
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

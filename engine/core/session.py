@@ -20,6 +20,7 @@ import time
 from contextlib import contextmanager
 
 from .classes import TorchClass
+from .observer import Observer, Observers  # noqa: F401 - the interface tools subclass
 
 
 def machine_memory() -> int:
@@ -48,8 +49,8 @@ class PrintOptions:
 
 
 class Session:
-    """One run's engine state. Observers are callables set by tools that watch a run
-    (`autodiff explain`, `graph`, `check`): see `Observers`."""
+    """One run's engine state. `observers` holds the tools watching the run (`autodiff
+    explain`, `graph`, `check`, the REPL): see core/observer.py."""
 
     __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
                  "observers", "print_options", "anomaly", "inference", "inference_grad",
@@ -73,9 +74,10 @@ class Session:
 
     def for_run(self, *, timeout: float | None = None) -> "Session":
         """A session for a program run inside this one: a fresh process's state, this
-        session's memory limit and observers (a tool watching runs watches each)."""
+        session's memory limit and observers (a tool watching runs watches each; what is
+        attached to the run's session stays the run's)."""
         run = Session(max_bytes=self.max_bytes, timeout=timeout)
-        run.observers = self.observers
+        run.observers = self.observers.copy()
         return run
 
     @contextmanager
@@ -91,24 +93,6 @@ class Session:
                 yield self
         finally:
             _current.reset(token)
-
-
-class Observers:
-    """Hooks of tools that watch a run; each None unless a tool sets it.
-
-    `created(tensor)`: each tensor a creation function makes, in program order.
-    `backward_started(tensors, grad_tensors, create_graph, is_grad)`: a backward() or
-    autograd.grad() begins; may return replacement grad_tensors. `backward_step(node,
-    grad_in, grads_out)`: each node run (grads_out None for an AccumulateGrad).
-    `backward_finished(ok)`: the pass ended."""
-
-    __slots__ = ("created", "backward_started", "backward_step", "backward_finished")
-
-    def __init__(self) -> None:
-        self.created = None
-        self.backward_started = None
-        self.backward_step = None
-        self.backward_finished = None
 
 
 # Outside any run (library use, tests), engine calls see this default session, as code in a

@@ -46,8 +46,8 @@ def backward(tensors, grad_tensors, retain_graph, create_graph, inputs, rules):
                      inputs=targets)
         ok = True
     finally:
-        if observers.backward_finished is not None:
-            observers.backward_finished(ok)
+        if observers.backward_ended is not None:
+            observers.backward_ended(ok)
 
 
 def _input_nodes(inputs) -> set:

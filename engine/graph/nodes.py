@@ -158,6 +158,9 @@ def record(op, out_data, inputs, params=None):
         for t in inputs:
             if type(t) is cls and t.requires_grad:
                 _attach_node(out, op, inputs, params, cls, Node)
+                recorded = session.observers.op_recorded
+                if recorded is not None:
+                    recorded(out._grad_fn, out)
                 break
     if op.views:
         _made_view(out, out_data, inputs[0], session.grad_enabled)
@@ -177,6 +180,9 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
         for t in outs:
             t.grad_fn = node
             t.requires_grad = True
+        recorded = session.observers.op_recorded
+        if recorded is not None:
+            recorded(node, outs)
     if op.views:
         for t, a in zip(outs, arrays):
             _made_view(t, a, inputs[0], session.grad_enabled)
@@ -311,6 +317,7 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
     """
     session = current()
     observe = session.observers.backward_step
+    accumulated = session.observers.gradient_accumulated
     if session.anomaly:  # (anomaly mode checking for NaN: a step's check, then the tools')
         observe = _nan_check(observe)
     pending: dict = {}
@@ -359,8 +366,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                     if node in capture:
                         capture[node] = g
                 elif inputs is None or node in inputs:
-                    if observe is not None:
-                        observe(node, g, None)
+                    if accumulated is not None:
+                        accumulated(node, g)
                     accumulate(node.variable, g, rules, create_graph)
                 continue
             if not ready:
@@ -411,7 +418,7 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
 
 def _nan_check(observe):
     """A backward-step observer that stops the pass, as torch's anomaly mode does, when a
-    node sends a NaN to one of its inputs; then `observe` (a tool's, or None)."""
+    node sends a NaN to one of its inputs; then `observe` (the tools', or None)."""
     def check(node, g, grads):
         if grads is not None:
             for i, gi in enumerate(grads):

@@ -21,9 +21,9 @@ def new_leaf(cls, array, requires_grad):
         raise RuntimeError(
             "Only Tensors of floating point and complex dtype can require gradients")
     t = cls._wrap(array, requires_grad=requires_grad)
-    created = current().observers.created
-    if created is not None:
-        created(t)  # (`autodiff check` perturbs leaves by creation index)
+    made = current().observers.tensor_made
+    if made is not None:
+        made(t)  # (`autodiff check` perturbs leaves by creation index)
     return t
 
 

@@ -62,9 +62,9 @@ def make_parameter(data=None, requires_grad=True) -> Tensor:
 def announce(tensor: Tensor) -> Tensor:
     """Tell a watching tool about a new leaf, as creation functions do (`autodiff check`
     perturbs leaves by creation order)."""
-    created = current().observers.created
-    if created is not None:
-        created(tensor)
+    made = current().observers.tensor_made
+    if made is not None:
+        made(tensor)
     return tensor
 
 
