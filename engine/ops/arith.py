@@ -233,9 +233,23 @@ def scalar_power(x, exponent):
 
 
 def _array_power(x, y, dtype=None):
-    if (x.dtype if dtype is None else dtype) == np.float32:
+    dt = np.result_type(x, y) if dtype is None else dtype
+    if dt == np.float32:
         return np.power(x, y, dtype=np.float64).astype(np.float32)
+    if dt.kind in "iu" and np.any(np.less(y, 0)):
+        return _integer_power(np.asarray(x, dt), np.asarray(y, dt))
     return np.power(x, y)
+
+
+def _integer_power(x, y):
+    """torch's integer pow for negative exponents (tensor ones; a negative number exponent is
+    refused): 1 for a base of 1, ±1 for -1 by the exponent's parity, 0 for every other base."""
+    out = np.power(x, np.maximum(y, 0))
+    negative = np.broadcast_to(y < 0, out.shape)
+    odd = np.broadcast_to(y % 2 != 0, out.shape)
+    base = np.broadcast_to(x, out.shape)
+    fixed = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, fixed, out).astype(out.dtype, copy=False)
 
 
 def _pow_scalar_exponent(F, g, out, a, exponent):
