@@ -69,6 +69,11 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     **{name: ("(Tensor input, Tensor min = None, Tensor max = None)",
               "(Tensor input, Number min = None, Number max = None)")
        for name in ("clamp_", "clip_")},
+    **{name: (f"(Tensor input, Tensor {bound}, *, Tensor out = None)",
+              f"(Tensor input, Number {bound}, *, Tensor out = None)")
+       for name, bound in (("clamp_min", "min"), ("clamp_max", "max"))},
+    **{name: (f"(Tensor input, Tensor {bound})", f"(Tensor input, Number {bound})")
+       for name, bound in (("clamp_min_", "min"), ("clamp_max_", "max"))},
     "where": ("(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
               "(Tensor condition, Number self, Tensor other)",
               "(Tensor condition, Tensor input, Number other)",
@@ -130,6 +135,9 @@ METHODS: dict[str, tuple[str, ...]] = {
                     "bitwise_xor")},
     **{name: ("(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)")
        for name in ("clamp", "clamp_", "clip", "clip_")},
+    **{name: (f"(Tensor {bound})", f"(Number {bound})")
+       for name, bound in (("clamp_min", "min"), ("clamp_max", "max"), ("clamp_min_", "min"),
+                           ("clamp_max_", "max"))},
     **{name: ("(*, torch.memory_format memory_format = None)",) for name in ("clone", "contiguous")},
     **{name: ("()", "(*, int decimals)") for name in ("round", "round_")},
     "nonzero": ("()", "(*, bool as_tuple)"),

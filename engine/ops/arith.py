@@ -12,7 +12,15 @@ import numpy as np
 from ..numerics.fma import fma
 from .division import divide_rounded
 from ..graph.nodes import NUMBERS, record
-from .operands import NotAnOperand, binary, elementwise_result, finish, floating, result_dtype
+from .operands import (
+    NotAnOperand,
+    binary,
+    check_broadcast,
+    elementwise_result,
+    finish,
+    floating,
+    result_dtype,
+)
 from .registry import (
     IN_PLACE,
     METHOD_IN_PLACE,
@@ -233,9 +241,23 @@ def scalar_power(x, exponent):
 
 
 def _array_power(x, y, dtype=None):
-    if (x.dtype if dtype is None else dtype) == np.float32:
+    dt = np.result_type(x, y) if dtype is None else dtype
+    if dt == np.float32:
         return np.power(x, y, dtype=np.float64).astype(np.float32)
+    if dt.kind in "iu" and np.any(np.less(y, 0)):
+        return _integer_power(np.asarray(x, dt), np.asarray(y, dt))
     return np.power(x, y)
+
+
+def _integer_power(x, y):
+    """torch's integer pow for negative exponents (tensor ones; a negative number exponent is
+    refused): 1 for a base of 1, ±1 for -1 by the exponent's parity, 0 for every other base."""
+    out = np.power(x, np.maximum(y, 0))
+    negative = np.broadcast_to(y < 0, out.shape)
+    odd = np.broadcast_to(y % 2 != 0, out.shape)
+    base = np.broadcast_to(x, out.shape)
+    fixed = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, fixed, out).astype(out.dtype, copy=False)
 
 
 def _pow_scalar_exponent(F, g, out, a, exponent):
@@ -396,12 +418,16 @@ def clamp(a, min=None, max=None):
                 f"{_argument_word(min)}, {_argument_word(max)}), but expected one of:\n"
                 " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                 " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        dt = result_dtype(a, *bounds)
+        shape = a.array.shape
+        for bound in bounds:  # (torch broadcasts the three together, in order)
+            check_broadcast(shape, bound.array.shape, dt)
+            shape = np.broadcast_shapes(shape, bound.array.shape)
         out = a.array
         if min is not None:
             out = np.maximum(min.array, out)
         if max is not None:
             out = np.minimum(max.array, out)
-        dt = result_dtype(a, *bounds)
         return record(CLAMP_TENSORS, finish(np.asarray(out), dt), (a, min, max))
     out = a.array
     if min is not None:
@@ -422,22 +448,42 @@ CLAMP_MAX = op("ClampMaxBackward0", lambda F, g, out, a, high: F.where(a <= high
                check=Check(lambda a: a.clamp_max(0.25), (away_from_zero(4),)))
 
 
-def _one_bound(entry, a, bound, name, compute):
-    if type(bound) not in NUMBERS:  # (torch's Tensor-bound overload records another node)
-        from ..core.unsupported import Unsupported  # noqa: PLC0415 - an error path
+CLAMP_MIN_TENSOR = op(
+    "ClampMinBackward1", lambda F, g, out, a, low: F.where(a >= low, g, 0.0),
+    lambda F, g, out, a, low: F.where(a < low, g, 0.0), saves="i",
+    explain="clamp_min by a tensor: a gets g where a ≥ min, min where a < min",
+    formulas=("∂/∂a = [a ≥ min]", "∂/∂min = [a < min]"),
+    check=Check(lambda a, low: a.clamp_min(low), (any_(2, 3), any_(3))))
+CLAMP_MAX_TENSOR = op(
+    "ClampMaxBackward1", lambda F, g, out, a, high: F.where(a <= high, g, 0.0),
+    lambda F, g, out, a, high: F.where(a > high, g, 0.0), saves="i",
+    explain="clamp_max by a tensor: a gets g where a ≤ max, max where a > max",
+    formulas=("∂/∂a = [a ≤ max]", "∂/∂max = [a > max]"),
+    check=Check(lambda a, high: a.clamp_max(high), (any_(2, 3), any_(3))))
 
-        raise Unsupported(f"torch.{name} with a tensor bound")
+
+def _one_bound(entry, a, bound, name, compute):
+    if type(bound) is type(a):  # torch's Tensor-bound overload: broadcast, promoted
+        tensor_entry = CLAMP_MIN_TENSOR if entry is CLAMP_MIN else CLAMP_MAX_TENSOR
+        dt = result_dtype(a, bound)
+        check_broadcast(a.array.shape, bound.array.shape, dt)
+        return record(tensor_entry, finish(np.asarray(compute(bound.array, a.array)), dt),
+                      (a, bound))
+    if type(bound) not in NUMBERS:
+        param = "min" if entry is CLAMP_MIN else "max"
+        raise TypeError(f"{name}(): argument '{param}' must be Number, "
+                        f"not {type(bound).__name__}")
     dt = result_dtype(a, bound)
     key = "low" if entry is CLAMP_MIN else "high"
     return record(entry, finish(compute(bound, a.array), dt), (a,), {key: bound})
 
 
-@exposes(CLAMP_MIN, functions=("clamp_min",), methods=("clamp_min",), inplace=IN_PLACE)
+@exposes(CLAMP_MIN, CLAMP_MIN_TENSOR, functions=("clamp_min",), methods=("clamp_min",), inplace=IN_PLACE)
 def clamp_min(a, min):
     return _one_bound(CLAMP_MIN, a, min, "clamp_min", np.maximum)  # (a tie keeps a's -0.)
 
 
-@exposes(CLAMP_MAX, functions=("clamp_max",), methods=("clamp_max",), inplace=IN_PLACE)
+@exposes(CLAMP_MAX, CLAMP_MAX_TENSOR, functions=("clamp_max",), methods=("clamp_max",), inplace=IN_PLACE)
 def clamp_max(a, max):
     return _one_bound(CLAMP_MAX, a, max, "clamp_max", np.minimum)
 

@@ -427,19 +427,68 @@ UNIQUE_CONSECUTIVE = op("UniqueConsecutiveBackward0", _no_derivative("unique_con
                         check=Check(lambda a: a.unique_consecutive(), (any_(5),)))
 
 
-def _unique_results(a, entry, values, inverse, counts, return_inverse, return_counts):
+UNIQUE_DIM = op("UniqueDimBackward0", _no_derivative("unique_dim"), differentiable=False,
+                formulas=("none: a backward through it fails",),
+                explain="unique along a dim has no derivative in torch: a backward that "
+                        "reaches it fails",
+                check=Check(lambda a: a.unique(dim=0), (any_(4, 2),)))
+
+
+def _slices_along(a, dim):
+    """The dim torch's unique_dim reads, and a's slices along it as rows (one per index)."""
+    x = a.array
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = dims(dim, x.ndim)[0]
+    if x.size == 0 and x.shape[d] != 0:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    moved = np.moveaxis(x, d, 0)
+    return d, moved, moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:], dtype=np.int64)))
+
+
+def _slices_kept(moved, keep, d):
+    """The slices at `keep`, back in a's layout."""
+    return np.ascontiguousarray(np.moveaxis(moved[keep], 0, d))
+
+
+def _unique_dim(a, dim, consecutive):
+    d, moved, rows = _slices_along(a, dim)
+    n = rows.shape[0]
+    if consecutive:
+        starts = np.ones(n, bool)
+        starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+        keep = np.flatnonzero(starts)
+        inverse = np.cumsum(starts) - 1
+    else:  # lexicographic order of the slices, as torch sorts them
+        order = np.lexsort(rows.T[::-1]) if n else np.zeros(0, np.int64)
+        ranked = rows[order]
+        starts = np.ones(n, bool)
+        starts[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
+        keep = order[starts]
+        inverse = np.empty(n, np.int64)
+        inverse[order] = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), n))
+    return _slices_kept(moved, keep, d), inverse, counts
+
+
+def _unique_results(a, entry, values, inverse, counts, return_inverse, return_counts,
+                    inverse_shape=None):
     results = [record(entry, values, (a,))]
     if return_inverse:
-        results.append(type(a)._wrap(inverse.astype(np.int64).reshape(a.array.shape)))
+        shape = a.array.shape if inverse_shape is None else inverse_shape
+        results.append(type(a)._wrap(inverse.astype(np.int64).reshape(shape)))
     if return_counts:
         results.append(type(a)._wrap(counts.astype(np.int64)))
     return results[0] if len(results) == 1 else tuple(results)
 
 
-@exposes(UNIQUE, functions=("unique",), methods=("unique",))
+@exposes(UNIQUE, UNIQUE_DIM, functions=("unique",), methods=("unique",))
 def unique(a, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    if dim is not None:
-        raise Unsupported("torch.unique(dim=...)")
+    if dim is not None:  # (sorted or not, torch sorts the slices)
+        values, inverse, counts = _unique_dim(a, dim, False)
+        return _unique_results(a, UNIQUE_DIM, values, inverse, counts, return_inverse,
+                               return_counts, inverse.shape)
     flat = a.array.reshape(-1)
     values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
     return _unique_results(a, UNIQUE, values, inverse, counts, return_inverse, return_counts)
@@ -448,7 +497,9 @@ def unique(a, sorted=True, return_inverse=False, return_counts=False, dim=None):
 @exposes(UNIQUE_CONSECUTIVE, functions=("unique_consecutive",), methods=("unique_consecutive",))
 def unique_consecutive(a, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
-        raise Unsupported("torch.unique_consecutive(dim=...)")
+        values, inverse, counts = _unique_dim(a, dim, True)
+        return _unique_results(a, UNIQUE_CONSECUTIVE, values, inverse, counts, return_inverse,
+                               return_counts, inverse.shape)
     flat = a.array.reshape(-1)
     starts = np.ones(flat.size, bool)
     starts[1:] = flat[1:] != flat[:-1]

@@ -636,13 +636,20 @@ def _index_put(a, key, value, number):
     check_masks(a.array.shape, key)
     if not number:
         value = _without_leading_ones(value)
-    if not number and value.array.dtype != a.array.dtype:
+    if not number and value.array.dtype != a.array.dtype and value.array.size == 1 \
+            and _one_mask(key):
+        # torch's index_put_ fills through one mask with a one-element value's item(), in
+        # a's dtype (the node recorded stays index_put's)
+        source = value.array.astype(a.array.dtype)
+    elif not number and value.array.dtype != a.array.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{type_word(a.array.dtype)} for the destination and "
             f"{type_word(value.array.dtype)} for the source.")
+    else:
+        source = value if number else value.array
     try:
-        a.storage()[key] = value if number else value.array
+        a.storage()[key] = source
     except (IndexError, ValueError, TypeError) as exc:
         message = str(exc).replace("axis", "dimension")
         # (NumPy words a mask's mismatch its own way: torch checks every index kind alike)
@@ -655,6 +662,12 @@ def _index_put(a, key, value, number):
         raise (IndexError if isinstance(exc, IndexError) else RuntimeError)(message) from None
     recorded_write(a, INDEX_PUT_INPLACE, (a, value), {"key": key})
     return a
+
+
+def _one_mask(key) -> bool:
+    """Whether an advanced key is a single bool mask, every other item `:`."""
+    arrays = [k for k in key if not (isinstance(k, slice) and k == slice(None))]
+    return len(arrays) == 1 and getattr(arrays[0], "dtype", None) == np.bool_
 
 
 def _write_through_view(a, take_part, write):

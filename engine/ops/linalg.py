@@ -19,6 +19,7 @@ from .shape import (
     VIEW,
     contiguous,
     expand,
+    permute,
     reshape,
     squeeze_dim,
     t,
@@ -108,7 +109,6 @@ def _same_dtype(a, b, what: str):
             f"{type_word(a.array.dtype)} and {type_word(b.array.dtype)}")
 
 
-@exposes(DOT, functions=("inner",), methods=("inner",))
 @exposes(DOT, functions=("dot",), methods=("dot",), params=("input", "tensor"))
 def dot(a, b):
     if a.array.ndim != 1 or b.array.ndim != 1:
@@ -122,6 +122,27 @@ def dot(a, b):
     _same_dtype(a, b, "dot :")
     # torch's dot accumulates from +0., so a lone -0. product comes out as 0.
     return record(DOT, np.dot(a.array, b.array) + 0, (a, b))
+
+
+@exposes(functions=("inner",), methods=("inner",), params=("input", "other"))
+def inner(a, b):
+    """torch.inner as torch composes it: a product for a 0-d operand, else a tensordot over
+    the last dims (permute, reshape, mm, view; dot for two vectors)."""
+    x, y = a.array, b.array
+    if x.ndim == 0 or y.ndim == 0:
+        return mul(a, b)
+    if x.shape[-1] != y.shape[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but got "
+                           f"shapes {list(x.shape)} and {list(y.shape)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    left, right = permute(a, *range(x.ndim)), permute(b, y.ndim - 1, *range(y.ndim - 1))
+    if x.ndim == 1 and y.ndim == 1:
+        out = dot(left, right)
+        return record(VIEW, out.array.reshape(()), (out,), {"shape": ()})
+    k = x.shape[-1]
+    left, right = reshape(left, (-1, k)), reshape(right, (k, -1))
+    return reshape(mm(left, right), x.shape[:-1] + y.shape[:-1])
 
 
 @word("mv", bmm_arrays)

@@ -163,13 +163,17 @@ def abs(a):
 
 @exposes(SIGN, functions=("sign",), methods=("sign",), inplace=METHOD_IN_PLACE)
 def sign(a):
-    return record(SIGN, np.sign(a.array), (a,))
+    return record(SIGN, _sign_array(a.array), (a,))
 
 
-@word("sgn", np.sign)
+def _sign_array(x):
+    return x.copy() if x.dtype == np.bool_ else np.sign(x)  # a bool is its own sign in torch
+
+
+@word("sgn", _sign_array)
 @exposes(SGN, functions=("sgn",), methods=("sgn",), inplace=METHOD_IN_PLACE)
 def sgn(a):
-    return record(SGN, np.sign(a.array), (a,))
+    return record(SGN, _sign_array(a.array), (a,))
 
 
 def _rounding(name, compute):

@@ -269,6 +269,15 @@ def norm(a, p="fro", dim=None, keepdim=False, dtype=None):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {type_word(a.array.dtype)}")
     x = floating(a)
+    if dtype is not None:  # computed in dtype, a widening of the input's
+        if dtype.np.kind != "f":
+            raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, "
+                               f"but got {type_word(dtype.np)}")
+        if np.promote_types(x.dtype, dtype.np) != dtype.np:
+            raise RuntimeError(
+                f"linalg.vector_norm: the dtype of the input ({type_word(x.dtype)}) should be "
+                f"convertible without narrowing to the specified dtype ({type_word(dtype.np)})")
+        x = x.astype(dtype.np, copy=False)
     chosen = None if dim is None else reduce_dims(dim, x.ndim)
     out = c_order(np.asarray(_vector_norm(x, float(p), chosen, keepdim)))
     return record(NORM, out.astype(x.dtype, copy=False), (a,),
