@@ -247,8 +247,12 @@ class TraceObserver(Observer):
         # earlier call's recorded steps go when a later one starts (a training loop's would
         # pile up)
         self.last_on: dict[int, BackwardCall] = {}
+        self.made: set[int] = set()  # ids of the tensors in trace.created
 
     def tensor_made(self, tensor: Tensor) -> None:
+        if id(tensor) in self.made:  # (ids stay unique: `created` keeps each tensor alive)
+            return  # (made by a creation function, then made to require grad: one leaf)
+        self.made.add(id(tensor))
         if self.on_create is not None:
             self.on_create(len(self.trace.created), tensor)
         self.trace.created.append(tensor)

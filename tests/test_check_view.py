@@ -101,7 +101,23 @@ def test_legacy_variable_leaves_are_checked() -> None:
     assert result.ok
 
 
-def test_a_check_with_no_leaf_to_vary_is_refused(tmp_path: Path) -> None:
+def test_a_leaf_made_to_require_grad_later_is_checked(tmp_path: Path) -> None:
+    # y is computed from a tensor that does not require grad, then made a leaf: as in torch
+    # (y.is_leaf, y.grad == 1), and so is `w = torch.Tensor([0.5]); w.requires_grad = True`
+    prog = tmp_path / "prog.tg"
+    prog.write_text("x = torch.ones(2)\ny = (x * 2).sum()\ny.requires_grad_()\ny.backward()\n"
+                    "w = torch.Tensor([0.5])\nw.requires_grad = True\n(w * w * 3).sum().backward()\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert check_path(str(prog), out=out, err=err) == 0, err.getvalue()
+    result = check_source(LoadedSource(prog.read_text(), "prog.tg"), err=io.StringIO())
+    assert [leaf.name for leaf in result.leaves] == ["y", "w"]
+    assert result.leaves[1].elements[0][1] == pytest.approx(3.0)  # d(3w²)/dw at 0.5
+
+
+def test_a_check_with_no_leaf_to_vary_is_refused(tmp_path: Path, monkeypatch) -> None:
+    # a leaf no creation announces (here: the announcement of a late requires_grad removed)
+    from autodiff.engine.tensors import tensor
+    monkeypatch.setattr(tensor, "_became_leaf", lambda t: None)
     prog = tmp_path / "prog.tg"
     prog.write_text("x = torch.ones(2)\ny = (x * 2).sum()\ny.requires_grad_()\ny.backward()\n")
     out, err = io.StringIO(), io.StringIO()

@@ -78,6 +78,9 @@ HARMLESS = {
     "collate_fn=print)": "a builtin of the language passed as a callback",
     "sandbox nn: torch.nn.Linear(2, 1).state_dict().move_to_end":
         "an OrderedDict method of the language, on torch's OrderedDict",
+    "class: class A(nn.Module):\n    def _parameters(self):\n        return 1":
+        "a method of the program's own class shadowing a Module internal by name: it breaks "
+        "that module (autodiff refuses the name as its engine's), it reaches nothing",
     "sandbox numpy: np.ones(2).dtype.type": "NumPy's scalar class, whose names are data only",
     "sandbox numpy: np.array([print])": "an array holding a builtin of the language",
     "sandbox numpy: np.array(['a'])": "an array of strings",

@@ -138,6 +138,14 @@ def _refusing_operands(name: str, forward):
     return method
 
 
+def _became_leaf(tensor) -> None:
+    """A tensor a program made without requires_grad (an op's result, `torch.Tensor([...])`)
+    now requires it: a leaf like those creation functions make, for the tools watching."""
+    made = current_session().observers.tensor_made
+    if made is not None:
+        made(tensor)
+
+
 class _TensorType(type):
     """The metaclass of Tensor and of torch's legacy typed classes (FloatTensor, ...):
     calling one builds a tensor as torch's legacy constructor does; it prints as torch's."""
@@ -311,6 +319,8 @@ class Tensor(metaclass=_TensorType):
                 raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                    "gradients")
             inference.check_requires_grad(self, value)
+            if value and not self.requires_grad:
+                _became_leaf(self)
         setattr(self, name, value)
 
     @property
@@ -490,6 +500,8 @@ class Tensor(metaclass=_TensorType):
         if requires_grad and self.array.dtype.kind not in "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         inference.check_requires_grad(self, requires_grad)
+        if requires_grad and not self.requires_grad:
+            _became_leaf(self)
         self.requires_grad = bool(requires_grad)
         return self
 
