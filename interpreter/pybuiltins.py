@@ -73,6 +73,7 @@ class TypeView:
 _DISPLAY = {
     "DType": "torch.dtype",
     "AccumulateGrad": "AccumulateGrad",
+    "RemovableHandle": "torch.utils.hooks.RemovableHandle",
     "no_grad": "torch.autograd.grad_mode.no_grad",
     "enable_grad": "torch.autograd.grad_mode.enable_grad",
     "set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
