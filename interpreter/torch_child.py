@@ -406,8 +406,9 @@ class Guard:
     def get(self, obj, name, site):
         if name == "__class__":  # what the program's `type(x)` gives
             kind = type(obj)
-            if issubclass(kind, type):
-                self.refuse(site, "the type of a class is not part of the .tg language", name)
+            if issubclass(kind, type) or isinstance(obj, super):  # (`super` makes no calls here)
+                self.refuse(site, f"the class of {'super()' if isinstance(obj, super) else 'a class'} "
+                                  "is not part of the .tg language", name)
             return kind
         if isinstance(obj, types.ModuleType):
             names = self.modules.get(id(obj))
