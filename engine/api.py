@@ -194,8 +194,8 @@ torch = make_namespace("torch", {
     "is_anomaly_check_nan_enabled": is_anomaly_check_nan_enabled,
     "optim": optim_namespace, "func": func, "utils": utils, "linalg": linalg,
     "Tensor": Tensor, "Size": Size, **LEGACY_TYPES,
-    "device": devices.device, "cuda": make_namespace("torch.cuda", {
-        "is_available": devices.is_available, "device_count": devices.device_count}),
+    "device": devices.device, "cuda": make_namespace("torch.cuda", devices.CUDA),
+    "backends": make_namespace("torch.backends", {"cudnn": devices.cudnn}),
     "set_printoptions": set_printoptions, "__version__": VERSION,
     **dtypes.ALIASES,
 })

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import bounds
-from .pybuiltins import SHOWN_TYPES, TypeView, python_type
+from .pybuiltins import SHOWN_TYPES, TypeView, builtin, python_type
 
 
 class BoundedType(TypeView):
@@ -91,33 +91,13 @@ def _sum(*args: Any, **kwargs: Any) -> Any:
     return total
 
 
-class BuiltinFunction:
-    """A builtin's bounded stand-in, printing as the builtin (`<built-in function sorted>`);
-    each has a class of its own, named as the builtin, whose `__call__` is the function."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"<built-in function {type(self).__name__}>"
-
-    def _tg_shown_name(self) -> str:  # its __name__
-        return type(self).__name__
-
-    def tg_type_name(self) -> str:  # `type(sorted)`
-        return "builtin_function_or_method"
-
-
-def _builtin(name: str, function) -> BuiltinFunction:
-    return type(name, (BuiltinFunction,), {"__slots__": (), "__call__": staticmethod(function)})()
-
-
 BOUNDED_TYPES = {cls: _bounded_type(cls, make) for cls, make in (
     (list, _sequence(list)), (tuple, _sequence(tuple)), (str, _str))}
 SHOWN_TYPES.update(BOUNDED_TYPES)  # `type([])` is the program's `list`
 SHOWN_TYPES.update((type(view), python_type(type)) for view in BOUNDED_TYPES.values())
 BUILTINS = {"list": BOUNDED_TYPES[list], "tuple": BOUNDED_TYPES[tuple],
             "str": BOUNDED_TYPES[str],
-            **{name: _builtin(name, function) for name, function in (
+            **{name: builtin(name, function) for name, function in (
                 ("repr", _repr), ("format", _format), ("sorted", _sorted), ("sum", _sum),
                 ("round", bounds.safe_round))}}
 

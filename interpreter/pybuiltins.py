@@ -10,7 +10,7 @@ class body).
 from __future__ import annotations
 
 import builtins as _py
-from types import FunctionType, MethodType
+from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import Any
 
 from autodiff.engine.core.unsupported import Unsupported
@@ -71,16 +71,16 @@ class TypeView:
 # How PyTorch names the class of engine objects that do not name it themselves (a class
 # may define `tg_type_name(obj)`, as grad_fn nodes and torch.return_types do).
 _DISPLAY = {
-    "Size": "torch.Size",
     "DType": "torch.dtype",
     "AccumulateGrad": "AccumulateGrad",
-    "Generator": "torch._C.Generator",
+    "RemovableHandle": "torch.utils.hooks.RemovableHandle",
     "no_grad": "torch.autograd.grad_mode.no_grad",
     "enable_grad": "torch.autograd.grad_mode.enable_grad",
     "set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
     "inference_mode": "torch.autograd.grad_mode.inference_mode",
     "_TensorType": "torch._C._TensorMeta",  # type(torch.Tensor)
     "TorchClass": "type",  # type(nn.Linear), type(a program's nn.Module class)
+    "TorchCClass": "type",  # type(torch.device)
 }
 
 
@@ -100,15 +100,18 @@ def python_type(obj: Any, *rest: Any) -> Any:
     shown = SHOWN_TYPES.get(cls)
     if shown is not None:
         return shown
+    if isinstance(obj, TypeView):  # a class as the program sees it: the class's class
+        return python_type(obj.cls) if isinstance(obj.cls, type) else python_type(type)
     module = cls.__module__
     if cls.__name__ == "Tensor":
         from autodiff.engine.tensors.parameter import Parameter, is_parameter  # noqa: PLC0415
 
         if is_parameter(obj):  # an engine Tensor marked as a parameter
             return Parameter
-    if cls is FunctionType and obj.__module__.startswith("autodiff.interpreter") or (
+    if cls is BuiltinFunctionType or issubclass(cls, BuiltinFunction) or (
+            cls is FunctionType and obj.__module__.startswith("autodiff.interpreter")) or (
             cls is MethodType and type(obj.__self__).__module__.startswith("autodiff.")):
-        return _view((FunctionType, MethodType), "builtin_function_or_method")  # `print`, `t.sum`
+        return _view(BUILTIN_KINDS, "builtin_function_or_method")  # `print`, `len`, `t.sum`
     if issubclass(cls, type):  # the class of a class: `type`, which must not make classes
         if cls.__name__ == "TorchClass" and any(
                 f"{c.__module__}.{c.__name__}" == "autodiff.engine.autograd.function.Function"
@@ -144,26 +147,55 @@ def power(base: Any, exp: Any, mod: Any = None) -> Any:
 
 
 python_type.__name__ = python_type.__qualname__ = "type"
-power.__name__ = power.__qualname__ = "pow"
 
 
-def _not_here(name: str, where: str = ""):
-    def stand_in(*args: Any, **kwargs: Any) -> Any:
-        raise Unsupported(f"{name}() {where}".rstrip())
-    stand_in.__name__ = stand_in.__qualname__ = name
-    return stand_in
+class BuiltinFunction:
+    """A builtin of the language that is a function of ours, printing as Python's builtin
+    does (`<built-in function sorted>`); each has a class of its own, named as the builtin,
+    whose `__call__` is the function (a stateful one, `print`, keeps its run in a slot)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<built-in function {type(self).__name__}>"
+
+    def _tg_shown_name(self) -> str:  # its __name__
+        return type(self).__name__
+
+
+# what `type(print)` stands for: every function of ours a program holds is a builtin to it
+BUILTIN_KINDS = (FunctionType, MethodType, BuiltinFunctionType, BuiltinFunction)
+
+
+def builtin(name: str, function) -> BuiltinFunction:
+    return type(name, (BuiltinFunction,), {"__slots__": (), "__call__": staticmethod(function)})()
+
+
+class StandInClass(TypeView):
+    """A builtin class the program may name but not call (`super` outside a method):
+    prints as Python's class, and stops the program as unsupported when called."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, cls: type, where: str = "") -> None:
+        super().__init__(cls, cls.__name__)
+        self.where = where
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise Unsupported(f"{self.display}() {self.where}".rstrip())
 
 
 def _python_builtins() -> dict[str, Any]:
     table = {name: getattr(_py, name) for name in _PLAIN}
     table.update(bounds.NESTING)  # map filter zip enumerate
     table.update(EXCEPTIONS)
-    table["type"] = python_type
-    table["pow"] = power
-    table["super"] = _not_here("super", "outside super().NAME(...) in a method")
-    table["staticmethod"] = _not_here("staticmethod", "outside @staticmethod in a class body")
-    table["classmethod"] = _not_here("classmethod")
-    table["property"] = _not_here("property")
+    table["type"] = python_type(type)  # the class `type`, whose call is `python_type`
+    table["pow"] = builtin("pow", power)
+    table["id"], table["slice"] = _py.id, _py.slice  # (an address; a plain record)
+    table["super"] = StandInClass(super, "outside super().NAME(...) in a method")
+    table["staticmethod"] = StandInClass(staticmethod, "outside @staticmethod in a class body")
+    table["classmethod"] = StandInClass(classmethod)
+    table["property"] = StandInClass(property)
     return table
 
 

@@ -12,8 +12,8 @@ from typing import Any, TextIO
 
 from . import bounds
 from .bounded_builtins import BUILTINS as BOUNDED_BUILTINS
-from .pybuiltins import PYTHON_BUILTINS
-from .sandbox import AttributePolicy, default_policy
+from .pybuiltins import PYTHON_BUILTINS, BuiltinFunction
+from .sandbox import AttributePolicy, default_policy, get_named, has_named, set_named
 
 # A statement returns None to continue, or one of these signals (cheaper than exceptions).
 BREAK = "break"
@@ -129,22 +129,53 @@ def _method(generator, name: str):
     return call
 
 
-def make_builtins(rt: Runtime) -> dict[str, Any]:
-    text = bounds.text
+class _Print(BuiltinFunction):
+    """`print`, writing to its run's output."""
 
-    def print(*args: Any, sep: str | None = " ", end: str | None = "\n", flush: bool = False) -> None:  # noqa: A001
+    __slots__ = ("rt",)
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    def __call__(self, *args: Any, sep: str | None = " ", end: str | None = "\n",
+                 flush: bool = False) -> None:
         if sep is not None and not isinstance(sep, str):
             raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
         if end is not None and not isinstance(end, str):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-        rt.out.write((" " if sep is None else sep).join([text(a) for a in args])
-                     + ("\n" if end is None else end))
+        text = bounds.text
+        self.rt.out.write((" " if sep is None else sep).join([text(a) for a in args])
+                          + ("\n" if end is None else end))
 
-    print.__qualname__ = "print"
+
+_Print.__name__ = _Print.__qualname__ = _Print.__call__.__qualname__ = "print"  # (its errors)
+
+
+class _Attribute(BuiltinFunction):
+    """getattr, hasattr, setattr: the attribute syntax's reads and writes, under its run's
+    policy (sandbox.py)."""
+
+    __slots__ = ("rt",)
+    function: Any = None
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return type(self).function(self.rt.policy, *args, **kwargs)
+
+
+_ATTRIBUTE_BUILTINS = [type(name, (_Attribute,), {"__slots__": (), "function": staticmethod(f)})
+                       for name, f in (("getattr", get_named), ("hasattr", has_named),
+                                       ("setattr", set_named))]
+
+
+def make_builtins(rt: Runtime) -> dict[str, Any]:
     table = {name: getattr(_py, name) for name in (
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "round",
         "list", "tuple", "isinstance")}
-    table["print"] = print
+    table["print"] = _Print(rt)
+    table.update((kind.__name__, kind(rt)) for kind in _ATTRIBUTE_BUILTINS)
     table.update(PYTHON_BUILTINS)
     table.update(BOUNDED_BUILTINS)
     table["__name__"] = "__main__"  # a program always runs as the main module

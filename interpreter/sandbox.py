@@ -23,6 +23,7 @@ from autodiff.engine.core.program_classes import program_private
 
 from . import bounds
 from .bounded_builtins import LIST_METHODS, STR_METHODS
+from .pybuiltins import python_type
 
 AttributePolicy = Callable[[Any, str], bool]
 
@@ -30,7 +31,10 @@ AttributePolicy = Callable[[Any, str], bool]
 # (plain data: a version string, a version counter; nn.Module's registries, plain dicts that
 # d2l's own Sequential fills, as PyTorch's are)
 READABLE_DUNDERS = frozenset({"__version__", "_version", "__name__", "_modules", "_parameters",
-                              "_buffers"})
+                              "_buffers", "__class__"})
+# names whose value the sandbox computes (never the object's own attribute of that name):
+# `x.__class__` is `type(x)`, the class as the program sees it
+COMPUTED_NAMES = frozenset({"__name__", "__class__"})
 
 
 # private attributes of PyTorch's objects that tutorials and answers read (nn.Module's
@@ -64,6 +68,7 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
     set: frozenset({"add", "remove", "discard", "update", "union", "intersection",
                     "difference", "copy", "clear"}),
 }
+BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
 BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
 _EXCEPTION_PUBLIC = frozenset({"args"})
 _STOP_ITERATION_PUBLIC = _EXCEPTION_PUBLIC | {"value"}  # a generator's return value
@@ -75,6 +80,7 @@ class Refused(AttributeError):
     catches it (in PyTorch the attribute would have been there)."""
 
     tg_error_class = "AttributeError"  # what the diagnostic says
+    not_supported = False  # "... is not supported by autodiff": PyTorch's, ours missing
 
 
 def public_names(obj: Any) -> frozenset[str] | None:
@@ -148,7 +154,9 @@ def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     if getattr(type(obj), "_tg_known_as", None) and not writing:  # ours alone, not PyTorch's
         return Refused(f"{_owner(obj)} has no attribute '{name}'")
     verb = "setting" if writing else "attribute"
-    return Refused(f"{_owner(obj)} {verb} '{name}' is not supported by autodiff")
+    error = Refused(f"{_owner(obj)} {verb} '{name}' is not supported by autodiff")
+    error.not_supported = True
+    return error
 
 
 def _name_of(obj: Any) -> str | None:
@@ -165,6 +173,8 @@ def _name_of(obj: Any) -> str | None:
 
 
 def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
+    if name == "__class__":  # the object `type(x)` gives, never Python's own class of ours
+        return python_type(obj)
     if name == "__name__":
         shown = _name_of(obj)
         if shown is not None:
@@ -263,6 +273,7 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
     decision, which depends only on the type, is then made once (an inline cache)."""
     cached: list = [None, None]  # [type, policy] of the last allowed read
     checked = {kind for kind, methods in BOUNDED_METHODS.items() if name in methods}
+    cacheable = name not in COMPUTED_NAMES
 
     def read(obj: Any, policy: AttributePolicy) -> Any:
         kind = type(obj)
@@ -271,8 +282,8 @@ def attribute_reader(name: str) -> Callable[[Any, AttributePolicy], Any]:
         value = get_attribute(obj, name, policy)
         # only a type-wide answer is cached: not a program's own attribute, not a stand-in,
         # not a method given with a length check
-        if kind not in checked and (kind in BUILTIN_PUBLIC or
-                                    name in getattr(kind, "_tg_public", ())):
+        if cacheable and kind not in checked and (kind in BUILTIN_PUBLIC or
+                                                  name in getattr(kind, "_tg_public", ())):
             cached[0], cached[1] = kind, policy
         return value
     read.cached = cached  # for a caller that checks the cache inline, saving a call
@@ -299,6 +310,58 @@ def _may_write(obj: Any, name: str, policy: AttributePolicy) -> bool:
     if callable(writable):
         return writable(obj, name)
     return writable is not None and name in writable and policy(obj, name)
+
+
+def _attribute_name(builtin: str, args: tuple, least: int, most: int, kwargs: dict) -> str:
+    """The name argument of getattr/setattr/hasattr, with CPython's errors for the call."""
+    if kwargs:
+        raise TypeError(f"{builtin}() takes no keyword arguments")
+    if len(args) < least:
+        raise TypeError(f"{builtin} expected {'at least ' if least < most else ''}{least} "
+                        f"arguments, got {len(args)}")
+    if len(args) > most:
+        raise TypeError(f"{builtin} expected {'at most ' if least < most else ''}{most} "
+                        f"arguments, got {len(args)}")
+    name = args[1]
+    if type(name) is not str:  # (a str subclass could answer startswith as it likes)
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    return name
+
+
+def _answered(error: AttributeError) -> bool:
+    """An AttributeError the syntax gives as Python's own (nothing has the name, or the
+    language keeps it out as if nothing had it), not as autodiff's missing support."""
+    return not getattr(error, "not_supported", False)
+
+
+def get_named(policy: AttributePolicy, *args: Any, **kwargs: Any) -> Any:
+    """`getattr(obj, name[, default])`: `obj.name` as the syntax reads it."""
+    name = _attribute_name("getattr", args, 2, 3, kwargs)
+    try:
+        return get_attribute(args[0], name, policy)
+    except AttributeError as error:
+        if len(args) == 2 or not _answered(error):
+            raise
+        return args[2]
+
+
+def has_named(policy: AttributePolicy, *args: Any, **kwargs: Any) -> bool:
+    """`hasattr(obj, name)`: whether `obj.name` reads, False where it raises AttributeError
+    (a name kept out included: hasattr reveals nothing the syntax does not)."""
+    name = _attribute_name("hasattr", args, 2, 2, kwargs)
+    try:
+        get_attribute(args[0], name, policy)
+    except AttributeError as error:
+        if not _answered(error):
+            raise
+        return False
+    return True
+
+
+def set_named(policy: AttributePolicy, *args: Any, **kwargs: Any) -> None:
+    """`setattr(obj, name, value)`: `obj.name = value` as the syntax writes it."""
+    name = _attribute_name("setattr", args, 3, 3, kwargs)
+    set_attribute(args[0], name, args[2], policy)
 
 
 class SafeFormatter(string.Formatter):

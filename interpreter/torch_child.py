@@ -338,10 +338,13 @@ class Guard:
         self.torch_module = ()  # torch.nn.Module: its registries hold the program's names
         self.node = ()  # torch.autograd.graph.Node: grad_fn objects are its virtual subclasses
         self.misspellings = False  # let a name nothing has fail as in Python (trusted programs)
+        self.stop_here = None  # a stop at the running line: for a name given as a string
         self.forbidden = {id(getattr(builtins, n)) for n in dir(builtins)
                           if n not in surface["builtins"] and callable(getattr(builtins, n))}
 
     def refuse(self, site, message, name):
+        if site is None:  # getattr(obj, name): no attribute node to point at
+            self.stop_here(message)
         self.stop(self.located.at(self.sites[site], message, name))
 
     def _program_object(self, obj):
@@ -401,6 +404,12 @@ class Guard:
         return names
 
     def get(self, obj, name, site):
+        if name == "__class__":  # what the program's `type(x)` gives
+            kind = type(obj)
+            if issubclass(kind, type) or isinstance(obj, super):  # (`super` makes no calls here)
+                self.refuse(site, f"the class of {'super()' if isinstance(obj, super) else 'a class'} "
+                                  "is not part of the .tg language", name)
+            return kind
         if isinstance(obj, types.ModuleType):
             names = self.modules.get(id(obj))
             if names is None or (name not in names and name != "__name__"):
@@ -416,14 +425,20 @@ class Guard:
     def _outside(self, obj, name, site, message):
         """A name outside the language: refused, but for a misspelling under `misspellings`
         (nothing has the name: Python's own AttributeError, and nothing is handed out)."""
-        if self.misspellings and absent(obj, name):
+        if (self.misspellings or site is None) and absent(obj, name):
             getattr(obj, name)  # Python's AttributeError, unless a `__getattr__` finds it
         self.refuse(site, message, name)
 
     def set(self, obj, name, site):
-        """Writes: a tensor's `grad`, `data`, `requires_grad`; a name the program chose, on an
-        instance of its own (never a method, never on a class, never a registry)."""
-        if isinstance(obj, (types.ModuleType, type)) or name in self.fixed or not (
+        """Writes: a tensor's `grad`, `data`, `requires_grad`, a flag of `torch.backends.cudnn`;
+        a name the program chose, on an instance of its own (never a method, never on a
+        class, never a registry)."""
+        if isinstance(obj, types.ModuleType):  # a flag the language has there (cudnn's)
+            if not (name in self.writable and name in self.modules.get(id(obj), ())):
+                self.refuse(site, f"setting attribute '{name}' of module '{obj.__name__}' is "
+                                  "not part of .tg programs", name)
+            return obj
+        if isinstance(obj, type) or name in self.fixed or not (
                 name in self.writable and name in self.names(obj)
                 or self._program_object(obj) and self._own(obj, name)
                 and not any(callable(cls.__dict__.get(name)) for cls in type(obj).__mro__)):
@@ -715,6 +730,7 @@ class Child:
                 guard.contexts = (torch.autograd.function.FunctionCtx,)
                 guard.torch_module, guard.node = torch.nn.Module, torch.autograd.graph.Node
             guard.misspellings = bool(job.get("misspellings"))
+            guard.stop_here = self.stop_here
         linecache.cache[shown] = (len(source), None, source.splitlines(True), shown)
         out, err = io.StringIO(), io.StringIO()
         code, error, limit = 0, None, None
@@ -777,8 +793,80 @@ class Child:
             return kind
 
         names["__build_class__"], names["type"] = build_class, type
+        names.update(self.attribute_builtins(guard))
         names.update(zip(PROGRAM_NAMES, (guard.get, guard.set, guard.update, guard.delete)))
         return {"__name__": "__main__", "__builtins__": names}
+
+
+    def attribute_builtins(self, guard):
+        """getattr, hasattr, setattr as the guard reads and writes `obj.name`: a name given
+        as a string meets the checks the text's own attributes meet, and what starts with
+        '_' stops the program as it would in the text (hasattr and getattr's default
+        answer False and the default there, as autodiff answers)."""
+        real_setattr, real_type_of, surface = builtins.setattr, builtins.type, self.surface
+
+        def named(builtin, args, least, most, kwargs):
+            if kwargs:
+                raise TypeError(f"{builtin}() takes no keyword arguments")
+            if not least <= len(args) <= most:
+                bound = ("at least " if len(args) < least else "at most ") if least < most else ""
+                raise TypeError(f"{builtin} expected {bound}{least if len(args) < least else most} "
+                                f"arguments, got {len(args)}")
+            name = args[1]
+            if real_type_of(name) is not str:
+                raise TypeError(f"attribute name must be string, not '{real_type_of(name).__name__}'")
+            return name
+
+        def getattr(*args, **kwargs):  # noqa: A001 - the program's builtin
+            name = named("getattr", args, 2, 3, kwargs)
+            if private(name, surface):
+                if len(args) == 3:
+                    return args[2]
+                self.stop_here(f"'{name}' starts with '_': no .tg name does")
+            try:
+                return guard.get(args[0], name, None)
+            except AttributeError:
+                if len(args) == 2:
+                    raise
+                return args[2]
+
+        def hasattr(*args, **kwargs):  # noqa: A001
+            name = named("hasattr", args, 2, 2, kwargs)
+            if private(name, surface):
+                return False
+            try:
+                guard.get(args[0], name, None)
+            except AttributeError:
+                return False
+            return True
+
+        def setattr(*args, **kwargs):  # noqa: A001
+            name = named("setattr", args, 3, 3, kwargs)
+            if name.startswith("_"):
+                self.stop_here(f"setting attribute '{name}' of this object is not part of .tg "
+                               "programs")
+            real_setattr(guard.set(args[0], name, None), name, args[2])
+
+        return {f.__name__: BuiltinFunction(f) for f in (getattr, hasattr, setattr)}
+
+
+class BuiltinFunction:
+    """A builtin of the child's own, printing as CPython's builtin does."""
+
+    __slots__ = ("function", "__name__")
+    __module__ = "builtins"
+
+    def __init__(self, function):
+        self.function, self.__name__ = function, function.__name__
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<built-in function {self.__name__}>"
+
+
+BuiltinFunction.__name__ = BuiltinFunction.__qualname__ = "builtin_function_or_method"
 
 
 def run_apart(child, job, limits, run):

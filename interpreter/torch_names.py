@@ -277,6 +277,43 @@ NAMES = {
         "guaranteed_datapipes_determinism non_deterministic random_split runtime_validation "
         "runtime_validation_disabled sampler "
     ),
+    "torch.cuda": (
+        "AcceleratorError Any BFloat16Storage BFloat16Tensor BoolStorage BoolTensor ByteStorage "
+        "ByteTensor CUDAGraph CUDAPluggableAllocator Callable CharStorage CharTensor "
+        "ComplexDoubleStorage ComplexFloatStorage CudaError DEVICE_REQUIREMENT "
+        "DeferredCudaCallError Device DoubleStorage DoubleTensor Event ExternalStream "
+        "FloatStorage FloatTensor GreenContext HalfStorage HalfTensor IntStorage IntTensor "
+        "LongStorage LongTensor MemPool NewType Optional OutOfMemoryError "
+        "PYTORCH_RELEASES_CODE_CC ShortStorage ShortTensor Stream StreamContext TYPE_CHECKING "
+        "amp caching_allocator_alloc caching_allocator_delete caching_allocator_disabled "
+        "caching_allocator_enable can_device_access_peer cast change_current_allocator "
+        "check_error classproperty clock_rate cudaStatus cudart current_blas_handle "
+        "current_device current_solver_handle current_stream default_generators default_stream "
+        "device device_count device_memory_used device_of empty_cache gds get_allocator_backend "
+        "get_arch_list get_device_capability get_device_name get_device_properties "
+        "get_gencode_flags get_per_process_memory_fraction get_rng_state get_rng_state_all "
+        "get_stream_from_external get_sync_debug_mode graph graph_pool_handle graphs "
+        "green_contexts has_half has_magma host_memory_stats host_memory_stats_as_nested_dict "
+        "importlib init initial_seed ipc_collect is_available is_bf16_supported "
+        "is_current_stream_capturing is_initialized is_tf32_supported jiterator "
+        "list_gpu_processes lru_cache make_graphed_callables manual_seed manual_seed_all "
+        "max_memory_allocated max_memory_cached max_memory_reserved mem_get_info memory "
+        "memory_allocated memory_cached memory_reserved memory_snapshot memory_stats "
+        "memory_stats_as_nested_dict memory_summary memory_usage nccl nvtx os platform "
+        "power_draw profiler random reset_accumulated_host_memory_stats "
+        "reset_accumulated_memory_stats reset_max_memory_allocated reset_max_memory_cached "
+        "reset_peak_host_memory_stats reset_peak_memory_stats seed seed_all set_device "
+        "set_per_process_memory_fraction set_rng_state set_rng_state_all set_stream "
+        "set_sync_debug_mode sparse stream streams synchronize temperature threading torch "
+        "traceback tunable use_mem_pool utilization warnings "
+    ),
+    "torch.backends": (
+        "cpu cuda cudnn cusparselt kleidiai m mha miopen mkl mkldnn mps nnpack openmp opt_einsum "
+        "python_native quantized "
+    ),
+    "torch.backends.cudnn": (
+        "m "
+    ),
     "math": (
         "acos acosh asin asinh atan atan2 atanh cbrt ceil comb copysign cos cosh degrees dist e "
         "erf erfc exp exp2 expm1 fabs factorial floor fmod frexp fsum gamma gcd hypot inf "

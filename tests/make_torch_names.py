@@ -18,7 +18,8 @@ OUT = Path(__file__).resolve().parent.parent / "interpreter" / "torch_names.py"
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
-           "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
+           "torch.utils.data", "torch.cuda", "torch.backends", "torch.backends.cudnn", "math", "random",
+           "collections", "numpy", "numpy.random")
 
 
 def public(obj) -> list[str]:
@@ -64,7 +65,7 @@ def write_class_paths(torch) -> int:
     from autodiff.engine.data import loader as data
 
     paths = {}
-    for namespace in (api.nn, api.optim_namespace, api.optim_namespace.lr_scheduler,
+    for namespace in (api.torch, api.nn, api.optim_namespace, api.optim_namespace.lr_scheduler,
                       api.utils.data, api.autograd):
         module = importlib.import_module(namespace._tg_module_name)
         for name in sorted(namespace._tg_public):

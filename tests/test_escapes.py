@@ -13,15 +13,15 @@ from autodiff.interpreter import run_source
 T = "t = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (t * t).sum()\n"
 
 DUNDER_CHAINS = [
-    "t.__class__", "t.__class__.__mro__", "t.__dict__", "t.__init__.__globals__",
-    "y.grad_fn.__class__", "y.grad_fn.__init__", "y.grad_fn.next_functions[0][0].__class__",
-    "y.grad_fn.next_functions[0][0].variable.__class__", "t.dtype.__class__", "t.shape.__class__",
+    "t.__class__.__dict__", "t.__class__.__mro__", "t.__dict__", "t.__init__.__globals__",
+    "y.grad_fn.__class__.__mro__", "y.grad_fn.__init__", "y.grad_fn.next_functions[0][0].__class__.__subclasses__()",
+    "y.grad_fn.next_functions[0][0].variable.__class__", "t.dtype.__class__.__bases__", "t.shape.__class__.__init__",
     "t.backward.__func__", "t.backward.__globals__", "t.sum.__self__", "torch.__dict__",
     "torch.tensor.__globals__", "torch.autograd.__dict__", "torch.Tensor.__subclasses__",
-    "torch.Tensor.__mro__", "torch.nn.__class__", "math.__dict__", "math.sqrt.__self__",
-    "print.__self__", "len.__module__", "range(3).__class__", "range.__subclasses__",
-    "[].__class__.__base__", "().__class__", "''.__class__.__mro__", "'a'.join.__self__",
-    "(1).__class__", "(1.5).__class__", "True.__class__", "None.__class__",
+    "torch.Tensor.__mro__", "torch.nn.__class__.__base__", "math.__dict__", "math.sqrt.__self__",
+    "print.__self__", "len.__module__", "range(3).__class__.__new__", "range.__subclasses__",
+    "[].__class__.__base__", "().__class__.__getattribute__", "''.__class__.__mro__", "'a'.join.__self__",
+    "(1).__class__.__reduce__", "(1.5).__class__.__module__", "True.__class__.__qualname__", "None.__class__.__call__",
     "f.__globals__", "f.__code__", "f.__closure__", "f.__builtins__", "f.__defaults__",
     "isinstance.__self__", "str.__dict__", "list.__dict__", "t._grad", "t.array",
     "y.grad_fn.op", "y.grad_fn.saved", "y.grad_fn.params", "t.dtype.np", "t.storage",
@@ -32,8 +32,10 @@ FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "ex
                    "compile('1', 'f', 'eval')", "open('/etc/passwd')", "__import__('os')",
                    "globals()", "vars()", "locals()", "type(t).__dict__", "dir(t)", "input()",
                    "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
-                   "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "hasattr(t, 'x')",
-                   "classmethod(len)", "staticmethod(len)", "property()", "id(t)", "hash(t)"]
+                   "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "getattr(t, '_grad')",
+                   "classmethod(len)", "staticmethod(len)", "property()", "hash(t)",
+                   "setattr(t, '__class__', int)", "getattr(t, '__dict__')", "getattr(t, 'tg_type_name')",
+                   "setattr(torch, 'ones', print)", "getattr(t.__class__, '__subclasses__')()"]
 IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
            "import torch.utils.hipify", "import builtins", "from os import system",
            "from torch import _C", "import importlib", "import torch.nn.functional.os",
@@ -45,7 +47,7 @@ IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypesl
            "def g():\n    from math import *\n", "from torch.optim import SGD\nSGD(1).__init__"]
 FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)",
                   "'{0[0].__class__}'.format([t])", "'{x.__class__}'.format(x=t)",
-                  "f'{t.__class__}'", "f'{y.grad_fn.__class__.__mro__}'",
+                  "f'{t.__class__.__dict__}'", "f'{y.grad_fn.__class__.__mro__}'",
                   "f'{t.array}'", "'{0.array}'.format(t)"]
 TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
             "torch.utils.checkpoint", "torch.ops", "torch.numpy()", "torch.hub",
@@ -53,31 +55,31 @@ TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)"
 # the v2 constructs: lambdas, comprehensions, dicts and sets, * and ** arguments, try/except,
 # raise, del, global/nonlocal, type(), decorators, grad-mode decorators, NumPy
 LAMBDAS = ["(lambda: 0).__code__", "(lambda: 0).__globals__", "(lambda x=t: x).__defaults__",
-           "(lambda: t)().__class__", "f(lambda: 0).__closure__"]
-COMPREHENSIONS = ["[x.__class__ for x in [1]]", "(x for x in [1]).gi_frame",
+           "(lambda: t)().__class__.__module__", "f(lambda: 0).__closure__"]
+COMPREHENSIONS = ["[x.__class__.__qualname__ for x in [1]]", "(x for x in [1]).gi_frame",
                   "(x for x in [1]).gi_code", "next(x.__dict__ for x in [t])",
-                  "{k: k.__class__ for k in [1]}", "{x.__mro__ for x in [int]}",
+                  "{k: k.__class__.__call__ for k in [1]}", "{x.__mro__ for x in [int]}",
                   "(x for x in [1]).send", "[y for y in (x for x in [1]).gi_frame.f_globals]"]
-DICTS_AND_SETS = ["{}.__class__", "{'a': 1}.items().__class__", "{}.fromkeys([1])",
+DICTS_AND_SETS = ["{}.__class__.__dict__", "{'a': 1}.items().__class__.__mro__", "{}.fromkeys([1])",
                   "{1}.__class__.__subclasses__()", "{'a': t}['a'].__dict__", "{}.__getitem__",
                   "dict.__subclasses__()", "{1: 2}.keys().mapping"]
-CALLS = ["f(*t.__class__.__mro__)", "print(**{'file': 1})", "f(**{'a': t.__class__})",
+CALLS = ["f(*t.__class__.__mro__)", "print(**{'file': 1})", "f(**{'a': t.__class__.__subclasses__()})",
          "max(*[t], key=lambda x: x.__class__)", "sorted([t], key=lambda x: x._vc)"]
 TRY_EXCEPT = ["1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__traceback__)",
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.with_traceback)",
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__class__.__subclasses__())",
               "t.array\nexcept AttributeError:\n    print('caught a refusal')",
-              "t.__class__\nexcept Exception:\n    print('caught a refusal')",
+              "t.__class__.__bases__\nexcept Exception:\n    print('caught a refusal')",
               "torch.optim.LBFGS([t])\nexcept Exception:\n    print('caught an unsupported name')",
               "torch.zeros(10 ** 12)\nexcept MemoryError:\n    print('caught the memory limit')",
               "raise SystemExit\nexcept NameError:\n    raise",
-              "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.args.__class__)"]
+              "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.args.__class__.__init__)"]
 RAISES = ["raise SystemExit(0)", "raise KeyboardInterrupt", "raise GeneratorExit",
           "raise BaseException('x')", "raise t.__class__", "raise ValueError.__base__"]
 DELETIONS = ["del t.grad", "del torch.tensor", "del math.pi", "del t.__class__", "del print",
              "del f.__code__"]
 SCOPES = ["def g():\n    global __builtins__\n    return __builtins__\nprint(g())",
-          "def g():\n    x = 1\n    def h():\n        nonlocal x\n        return x.__class__\n"
+          "def g():\n    x = 1\n    def h():\n        nonlocal x\n        return x.__class__.__base__\n"
           "    return h()\nprint(g())",
           "global open\nopen('x.txt', 'w')"]
 TYPES = ["type(t).__mro__", "type(1).__subclasses__()", "type('X', (), {})",
@@ -105,19 +107,19 @@ DATA = ["from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1)
         "from torch.utils import data\niter(data.DataLoader(data.TensorDataset(t), 1)).__next__",
         "from torch.utils import data\ndata.TensorDataset(t).__dict__",
         "from torch.utils import data\ndata.DataLoader.__init__.__globals__",
-        "from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1).dataset.__class__",
+        "from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1).dataset.__class__.__subclasses__()",
         "from torch.utils.data import Dataset\nDataset().__getitem__",
         "import torch.utils.cpp_extension",
         "from torch.utils.data import DataLoader\nDataLoader([t], 1).__iter__",
         "from torch.utils.data import DataLoader\nDataLoader.__mro__",
         "torch.utils.data.DataLoader(torch.utils.data.TensorDataset(t), 1, collate_fn=print)",
-        "torch.utils.data.TensorDataset(t).tensors.__class__", "torch.utils.__dict__"]
+        "torch.utils.data.TensorDataset(t).tensors.__class__.__bases__", "torch.utils.__dict__"]
 RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuffle.__closure__",
           "import random\nrandom.random.__self__", "import random\nrandom.__dict__",
           "import random\nrandom._inst", "from random import _inst", "import random\nrandom.seed = print",
           "import random\nrandom.Random().getstate()", "from random import SystemRandom\nSystemRandom()",
           "import random\nrandom.choices([1], k=10**9)", "math.factorial.__wrapped__",
-          "torch.manual_seed(0).__class__", "torch.manual_seed(0)._stream",
+          "torch.manual_seed(0).__class__.__mro__", "torch.manual_seed(0)._stream",
           "torch.manual_seed(0)._words(3)", "torch.Generator()._next_normal",
           "torch.Generator().__init__", "torch.Generator.__dict__", "torch.Generator.__mro__",
           "torch.Generator().manual_seed.__self__", "torch.nn.init.__dict__",
@@ -128,8 +130,8 @@ RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuff
           "torch.nn.init.uniform_ = print"]
 # nn, optim, autograd.Function, functional autograd, hooks: the classes and the objects they make
 # __name__ reads a class's, function's or module's name (a str) and nothing else
-NAMES = ["t.__name__", "'a'.__name__", "f.__name__.__class__", "type(t).__name__.__class__",
-         "[].__name__", "y.grad_fn.__name__", "torch.__name__.__class__", "(1).__name__",
+NAMES = ["t.__name__", "'a'.__name__", "f.__name__.__class__.__init__", "type(t).__name__.__class__.__base__",
+         "[].__name__", "y.grad_fn.__name__", "torch.__name__.__class__.__new__", "(1).__name__",
          "f.__name__.__globals__"]
 # collections is importable for OrderedDict alone: nothing else of the module, no dunder of
 # the class or its instances, no class attribute (fromkeys builds from any iterable)
@@ -144,21 +146,21 @@ COLLECTIONS = ["import collections\nprint(collections.__dict__)",
                "import collections\nprint(collections.namedtuple('P', 'x'))",
                "import collections\nprint(collections._collections_abc)",
                "from collections import OrderedDict\nprint(OrderedDict(a=print.__self__))"]
-NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
-      "torch.nn.Linear(2, 1)._parameters.__class__", "torch.nn.Linear(2, 1)._modules.__init__",
+NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__.__module__",
+      "torch.nn.Linear(2, 1)._parameters.__class__.__qualname__", "torch.nn.Linear(2, 1)._modules.__init__",
       "torch.nn.Linear(2, 1)._parameters['weight'].__dict__", "torch.nn.Linear(2, 1)._forward_hooks",
       "torch.nn.Linear(2, 1)._buffers.fromkeys", "torch.nn.Linear(2, 1)._non_persistent",
-      "torch.nn.Sequential(torch.nn.ReLU())._modules['0'].__class__",
-      "torch.nn.Linear(2, 1).weight.__class__", "torch.nn.Linear(2, 1).forward.__func__",
+      "torch.nn.Sequential(torch.nn.ReLU())._modules['0'].__class__.__call__",
+      "torch.nn.Linear(2, 1).weight.__class__.__dict__", "torch.nn.Linear(2, 1).forward.__func__",
       "torch.nn.Linear(2, 1).forward.__globals__", "torch.nn.Linear.__subclasses__",
       "torch.nn.Module.__subclasses__()", "torch.nn.Linear.__mro__", "torch.nn.Linear.__base__",
       "torch.nn.Module.tg_subclass", "torch.nn.Module.tg_subclass('X', {})",
       "torch.nn.Module.tg_super_init", "torch.nn.Linear(2, 1)._tg_readable",
       "torch.nn.Sequential(torch.nn.ReLU())[0].__dict__", "torch.nn.Sequential()._forget",
       "torch.nn.Linear(2, 1).parameters().gi_frame", "torch.nn.Linear(2, 1).parameters().send",
-      "torch.nn.Linear(2, 1).state_dict().__class__", "torch.nn.Linear(2, 1).state_dict().fromkeys",
+      "torch.nn.Linear(2, 1).state_dict().__class__.__mro__", "torch.nn.Linear(2, 1).state_dict().fromkeys",
       "torch.nn.Linear(2, 1).state_dict().move_to_end", "torch.nn.Parameter.__new__",
-      "torch.nn.Parameter(t).__class__", "torch.nn.Parameter(t)._parameter",
+      "torch.nn.Parameter(t).__class__.__subclasses__()", "torch.nn.Parameter(t)._parameter",
       "torch.nn.MSELoss().__dict__", "torch.nn.Linear(2, 1).__init__",
       "torch.optim.SGD([t], lr=0.1).__dict__", "torch.optim.SGD([t], lr=0.1)._update_group",
       "torch.optim.SGD([t], lr=0.1).state.default_factory", "torch.optim.SGD.__init__",
@@ -168,7 +170,7 @@ NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__",
       "torch.autograd.functional.jacobian.__globals__", "torch.func.grad(f).__closure__",
       "torch.func.grad(f).__wrapped__", "torch.func.grad.__code__", "t.register_hook(f).__dict__",
       "t.register_hook(f)._hooks", "t.register_hook.__self__", "torch.autograd.Variable.__new__",
-      "torch.autograd.Variable(t).__class__", "torch.nn.functional.linear.__globals__",
+      "torch.autograd.Variable(t).__class__.__bases__", "torch.nn.functional.linear.__globals__",
       "m = torch.nn.Linear(2, 1)\nm.forward = print", "m = torch.nn.Linear(2, 1)\nm.__class__ = int",
       "m = torch.nn.Linear(2, 1)\nm._parameters = {}", "m = torch.nn.Linear(2, 1)\nm.parameters = len",
       "m = torch.nn.Linear(2, 1)\nm.__dict__ = {}", "o = torch.optim.SGD([t], lr=0.1)\no.step = print",
@@ -185,11 +187,11 @@ CLASS_FUNCTIONS = ["torch.Tensor.add(f, 1)", "torch.Tensor.backward(print)",
 
 # results of other kinds: named pairs (sort, topk), tuples of pieces and indices, new tensors
 # made from data or like another
-RESULTS = ["t.sort().__class__", "t.sort().kind", "t.topk(1).tg_type_name", "t.topk(1)._make",
-           "t.split(1)[0].__class__", "t.split(1).__class__.__mro__",
-           "torch.nonzero(t, as_tuple=True).__class__", "torch.where(t > 0)[0].array",
-           "torch.as_tensor(t).__class__", "t.new_tensor([1]).__dict__", "torch.full_like(t, print)",
-           "torch.is_tensor(t.__class__)", "t.std.__func__", "torch.logspace.__globals__",
+RESULTS = ["t.sort().__class__.__init__", "t.sort().kind", "t.topk(1).tg_type_name", "t.topk(1)._make",
+           "t.split(1)[0].__class__.__base__", "t.split(1).__class__.__mro__",
+           "torch.nonzero(t, as_tuple=True).__class__.__new__", "torch.where(t > 0)[0].array",
+           "torch.as_tensor(t).__class__.__getattribute__", "t.new_tensor([1]).__dict__", "torch.full_like(t, print)",
+           "torch.is_tensor(t.__class__.__reduce__)", "t.std.__func__", "torch.logspace.__globals__",
            "t.new_zeros.__self__", "t.chunk(2)[0]._base"]
 
 V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in COMPREHENSIONS]
@@ -205,7 +207,7 @@ GENERATORS = [_GEN + "print(g(t).gi_frame)", _GEN + "print(g(t).gi_code)",
               _GEN + "print(g(t).__next__)", _GEN + "print(g(t).send(None))",
               _GEN + "print(g(t).throw(ValueError))", _GEN + "print(type(g(t))(iter([1]), 0, 'x'))",
               _GEN + "print(type(g(t)).__init__)", _GEN + "print(g(t)._rt.classes)",
-              _GEN + "print(next(g(t)).__class__)", _GEN + "print([v.__class__ for v in g(t)])",
+              _GEN + "print(next(g(t)).__class__.__getattribute__)", _GEN + "print([v.__class__.__reduce__ for v in g(t)])",
               "def g():\n    yield print.__self__\nprint(list(g()))",
               "def g():\n    yield from print.__self__.__dict__\nprint(list(g()))",
               "def g():\n    with open('x.txt', 'w') as f:\n        yield f\nprint(list(g()))",
@@ -252,12 +254,12 @@ def test_a_module_whose_forward_reaches_a_dunder_is_refused():
     from autodiff.engine.nn.module import Module
     from autodiff.text.diagnostics import TgError
 
-    source = ("def forward(self, x):\n    return x.__class__\n"
+    source = ("def forward(self, x):\n    return x.__class__.__mro__\n"
               "def backward(ctx, g):\n    return ctx.__dict__\n")
     result = run_source(source, "methods.tg", out=io.StringIO())
     assert result.error is None
     net = Module.tg_subclass("Net", {"forward": result.globals["forward"]})()
-    with pytest.raises(TgError, match="has no attribute '__class__'"):
+    with pytest.raises(TgError, match="has no attribute '__mro__'"):
         net(torch.ones(1))
     fn = Function.tg_subclass("Fn", {"forward": lambda ctx, x: x * 2,
                                      "backward": result.globals["backward"]})
@@ -312,9 +314,9 @@ PLAIN_CLASSES = [
     "class A:\n    x, y = 1, 2",
     "class A:\n    x = 1\nA.x = print",
     "class A:\n    x = 1\nprint(A.__dict__)",
-    "class A:\n    f = lambda self: self.__class__\nA().f()",
+    "class A:\n    f = lambda self: self.__class__.__new__\nA().f()",
     "class A:\n    pass\nprint(A.__subclasses__())",
-    "class A:\n    pass\nprint(A().__class__)",
+    "class A:\n    pass\nprint(A().__class__.__getattribute__)",
     "class A:\n    pass\nprint(A().__dict__)",
     "class A:\n    pass\nprint(A.mro())",
     "class A:\n    pass\nprint(A.tg_subclass)",
@@ -326,7 +328,7 @@ PLAIN_CLASSES = [
     "class A:\n    def __init__(self):\n        self.__dict__['x'] = 1\nA()",
     "class A:\n    def __init__(self):\n        self.f = print.__self__\nA()",
     "class A:\n    def __repr__(self):\n        return self.__class__\nprint(A())",
-    "class A:\n    def __getitem__(self, k):\n        return k.__class__\nprint(A()[1])",
+    "class A:\n    def __getitem__(self, k):\n        return k.__class__.__reduce__\nprint(A()[1])",
     "class A:\n    def __len__(self):\n        return self.__len__.__globals__\nlen(A())",
     "class A(object):\n    def __init__(self):\n        super().__setattr__('x', 1)\nA()",
     "class A:\n    def __init__(self):\n        super().__init__(print)\nA()",
@@ -368,7 +370,7 @@ CLASSES = PLAIN_CLASSES + [
     "class A(nn.Module):\n    class B(nn.Module):\n        pass",
     "class A(nn.Module):\n    x += 1",
     "print(Net().__dict__)",
-    "print(Net().__class__)",
+    "print(Net().__class__.__module__)",
     "print(Net().__class__.__subclasses__())",
     "print(Net.__subclasses__())",
     "print(Net.__mro__)",
@@ -379,7 +381,7 @@ CLASSES = PLAIN_CLASSES + [
     "print(Net()._tg_readable)",
     "n = Net()\nn.__dict__ = {}",
     "n = Net()\nn._tg_public = {'x'}",
-    "class B(nn.Module):\n    def forward(self):\n        return self.__class__\nB()()",
+    "class B(nn.Module):\n    def forward(self):\n        return self.__class__.__qualname__\nB()()",
     "class B(nn.Module):\n    def forward(self):\n        return self.forward.__code__\nB()()",
     "class B(nn.Module):\n    def forward(self):\n        return super().__repr__()\nB()()",
     "class B(nn.Module):\n    def forward(self):\n        return super().__class__\nB()()",
@@ -392,7 +394,7 @@ CLASSES = PLAIN_CLASSES + [
     "print(Sq.tg_subclass)",
     "print(Sq.forward.__globals__)",
     "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
-    "        return ctx.__class__\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+    "        return ctx.__class__.__call__\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
     "B.apply(torch.ones(1))",
     "class B(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
     "        ctx._saved = (x,)\n        return x\n    @staticmethod\n    def backward(ctx, g):\n"

@@ -261,6 +261,40 @@ def sq(x):
     return x * x
 print(sq(3), sq)
 """,
+    "attribute_builtins_id_slice_and_class": """
+class Point:
+    def __init__(self, x):
+        self.x = x
+    def norm(self):
+        return abs(self.x)
+p = Point(-3)
+setattr(p, "y", 4)
+for name in ["x", "y", "z", "norm"]:
+    print(name, hasattr(p, name), getattr(p, name, None) is not None)
+print(getattr(p, "norm")(), getattr(p, "y"), getattr([1, 2], "count")(2), getattr(p, "z", "none"))
+try:
+    getattr(p, "z")
+except AttributeError as e:
+    print("AttributeError:", e)
+for call in [lambda: getattr(p), lambda: getattr(p, 1), lambda: getattr(p, "x", 1, 2),
+             lambda: hasattr(p), lambda: hasattr(p, None), lambda: setattr(p, "x"),
+             lambda: setattr(p, 2, 3), lambda: getattr(p, "x", default=1)]:
+    try:
+        call()
+    except TypeError as e:
+        print("TypeError:", e)
+print(id(p) == id(p), id(p) == id(Point(1)), type(id(p)), id(None) == id(None))
+s = slice(1, None, 2)
+items = list(range(8))
+print(s, slice(3), slice(1, 2), slice(None), s.start, s.stop, s.step, items[s], items[slice(-3, None)])
+print(s == slice(1, None, 2), s.indices(8), "abcdef"[slice(None, None, -2)], type(s))
+items[slice(0, 2)] = ["a", "b"]
+print(items, (1, 2, 3)[slice(1, 3)])
+print(p.__class__, p.__class__ is Point, (1).__class__, "s".__class__, [].__class__ is list,
+      None.__class__, p.__class__.__name__, p.__class__(5).x, Point.__class__)
+print(print, len, type, pow, super, staticmethod, classmethod, property, getattr, setattr,
+      hasattr, id, slice, repr, sorted, str, list, tuple, type(print), type(len) is type(print))
+""",
 }
 
 NUMPY_PROGRAMS = {
@@ -322,6 +356,10 @@ ERRORS = {
     "unhashable_set": "{[1]}\n",
     "dict_pop_missing": "{}.pop('k')\n",
     "assert_message": "assert 1 > 2, 'one is not more than two'\n",
+    "getattr_missing": "class A:\n    pass\ngetattr(A(), 'x')\n",
+    "getattr_name_not_a_string": "getattr([], 1)\n",
+    "setattr_on_a_list": "setattr([], 'x', 1)\n",
+    "slice_unhashable": "{slice(1): 2}\n",
 }
 
 

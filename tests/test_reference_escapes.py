@@ -70,6 +70,23 @@ OWN_OBJECTS = {
         "print(m.os)\nprint(nn.Sequential().os)\n"),
     "type() under another name": ('t = type\nX = t("X", (), {{}})\n'),
     "a class with a metaclass": ("class A(metaclass=type):\n    pass\n"),
+    # getattr, hasattr, setattr: a name given as a string meets the guard the text's own meet
+    "getattr of a host module": ('print(getattr(torch, "os").system("touch {marker}"))\n'),
+    "getattr of a name built at run time": (
+        'name = "o" + "s"\nprint(getattr(torch, name).system("touch {marker}"))\n'),
+    "getattr of a dunder built at run time": (
+        'print(getattr(torch.ones(1), "__di" + "ct__"))\n'),
+    "getattr of a dunder, with a default": (
+        'print(getattr(torch.ones(1), "__di" + "ct__", 0).keys())\n'),
+    "hasattr probing a host name": ('print(hasattr(torch, "o" + "s"))\n'),
+    "setattr on a module": ('setattr(torch, "ones", print)\n'),
+    "setattr of a dunder": ('class A:\n    pass\nsetattr(A(), "__cl" + "ass__", int)\n'),
+    "setattr on a torch object": ('setattr(torch.nn.Linear(1, 1), "forward", print)\n'),
+    "a cudnn flag's name on another module": ("torch.nn.deterministic = True\n"),
+    "a cudnn flag's name on a tensor": ("torch.ones(1).benchmark = True\n"),
+    "the class of a class": ("print(torch.ones(1).__class__.__class__)\n"),
+    "the class of a class through getattr": (
+        'print(getattr(int, "__class__")("X", (), {{}}))\n'),
 }
 # what gets through to its last line, and why that is harmless: each takes nothing of the host
 # (autodiff refuses them for being outside its narrower model of these objects)

@@ -183,13 +183,16 @@ def test_our_own_checks_come_first_without_any_process(monkeypatch) -> None:
 
 def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     surface = language_surface()
-    assert {"print", "range", "isinstance"} <= set(surface["builtins"])
-    assert not {"exec", "eval", "open", "getattr", "__import__"} & set(surface["builtins"])
+    assert {"print", "range", "isinstance", "getattr", "setattr", "hasattr", "id",
+            "slice"} <= set(surface["builtins"])  # (the child gives the first three guarded)
+    assert not {"exec", "eval", "open", "delattr", "vars", "__import__"} & set(surface["builtins"])
     assert {"backward", "grad_fn", "zeros_like", "format"} <= set(surface["readable"])
     assert not {"load", "save", "tofile", "gi_frame", "with_traceback"} & set(surface["readable"])
-    assert set(surface["writable"]) == {"requires_grad", "grad", "data"}
+    assert set(surface["writable"]) == {"requires_grad", "grad", "data", "enabled", "benchmark",
+                                        "deterministic", "allow_tf32"}  # (cudnn's flags)
     allowed = set(surface["readable_dunders"])
-    assert allowed == {"__version__", "_version", "__name__", "_modules", "_parameters", "_buffers"}
+    assert allowed == {"__version__", "_version", "__name__", "_modules", "_parameters", "_buffers",
+                       "__class__"}
     # the special methods a program's class may define (never name): the gate's only dunders
     assert set(surface["protocol_methods"]) == {"__init__", "__len__", "__getitem__",
                                                 "__setitem__", "__call__", "__iter__",

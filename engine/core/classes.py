@@ -13,5 +13,19 @@ class TorchClass(type):
     them, which print as Python prints them: `<class '__main__.Net'>`)."""
 
     def __repr__(cls) -> str:
-        path = CLASS_PATHS.get(f"{cls.__module__}.{cls.__qualname__}")
-        return type.__repr__(cls) if path is None else f"<class '{path}'>"
+        return shown(cls)
+
+
+class TorchCClass(type):
+    """The metaclass of the engine's classes that stand for classes torch writes in C
+    (torch.device, torch.Size, torch.Generator): they print as torch's, and they are not
+    TorchClass, whose methods run on any `self` as Python methods do."""
+
+    def __repr__(cls) -> str:
+        return shown(cls)
+
+
+def shown(cls: type) -> str:
+    """How a class prints: as PyTorch's class, where it stands for one."""
+    path = CLASS_PATHS.get(f"{cls.__module__}.{cls.__qualname__}")
+    return type.__repr__(cls) if path is None else f"<class '{path}'>"

@@ -54,7 +54,7 @@ class Session:
 
     __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
                  "observers", "print_options", "anomaly", "inference", "inference_grad",
-                 "warned_once", "__weakref__")
+                 "warned_once", "cudnn", "__weakref__")
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
                  timeout: float | None = None) -> None:
@@ -71,6 +71,7 @@ class Session:
         self.inference = False
         self.inference_grad = False
         self.warned_once: set = set()  # torch's TORCH_WARN_ONCE warnings given in this run
+        self.cudnn: dict | None = None  # torch.backends.cudnn's flags the program set
 
     def for_run(self, *, timeout: float | None = None) -> "Session":
         """A session for a program run inside this one: a fresh process's state, this

@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from ..core.classes import TorchCClass
 from ..numerics.fma import fma32, fma64
 from .kernels import box_muller_avx, libm
 
@@ -40,7 +41,7 @@ _WIDE_RANGE = 2 ** 28  # integer ranges from here on draw 64 bits per value
 _LOW_24, _LOW_53 = 2 ** 24 - 1, np.uint64(2 ** 53 - 1)
 
 
-class Generator:
+class Generator(metaclass=TorchCClass):
     """A torch.Generator on the CPU (prints as torch's does)."""
 
     __slots__ = ("_seed", "_stream", "_next_normal")

@@ -37,6 +37,7 @@ from ..ops.operands import check_sizes, data_as, infer_array, sum_to, type_word
 from ..core.session import check_allocation
 from ..core.session import current as current_session
 from ..core.printing import format_size, format_spec, format_tensor
+from ..core.classes import TorchCClass
 from ..ops.registry import FAMILIES, Rules
 
 FAMILY_MODULES = (ops_arith, ops_division, ops_math, ops_reduce, ops_cumulative, ops_shape,
@@ -48,7 +49,7 @@ FAMILY_MODULES = (ops_arith, ops_division, ops_math, ops_reduce, ops_cumulative,
 _INT64 = 1 << 63
 
 
-class Size(tuple):
+class Size(tuple, metaclass=TorchCClass):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`.
 
     `torch.Size(items)` in a program takes what torch takes (integers, of any size); as in
