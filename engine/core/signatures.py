@@ -49,6 +49,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     **{name: ("(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)",)
        for name in ("cat", "stack")},
     "matmul": ("(Tensor input, Tensor other, *, Tensor out = None)",),
+    "masked_fill": ("(Tensor input, Tensor mask, Tensor value)",
+                    "(Tensor input, Tensor mask, Number value)"),
     "mm": ("(Tensor input, Tensor mat2, *, Tensor out = None)",
            "(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)"),
     "reshape": ("(Tensor input, tuple of ints shape)",),
@@ -142,6 +144,8 @@ METHODS: dict[str, tuple[str, ...]] = {
     **{name: ("()", "(*, int decimals)") for name in ("round", "round_")},
     "nonzero": ("()", "(*, bool as_tuple)"),
     "where": ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)"),
+    **{name: ("(Tensor mask, Tensor value)", "(Tensor mask, Number value)")
+       for name in ("masked_fill", "masked_fill_")},
 }
 
 # Tensor methods torch defines with no parameters at all: Python's own messages
