@@ -400,11 +400,12 @@ def compile_call_to(func: Eval, node: ast.Call, cx: Context) -> Eval:
                 if placed is None:
                     refused(exc, f, L, tuple(pos), kw)
                     raise
+            given = tuple(pos), kw  # (torch's parser words its errors from the call as written)
             pos, kw = placed
             try:
                 return invoke(f, pos, kw)
             except Exception as exc:
-                refused(exc, f, L, tuple(pos), kw)
+                refused(exc, f, L, *given)
                 raise
 
     return guarded(node, cx, call)

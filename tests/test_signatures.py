@@ -210,6 +210,9 @@ KEYWORD_CALLS = [
     "torch.arange(end=3)", "torch.arange(1, end=4)", "torch.arange(end=5, step=2)",
     # what torch refuses stays refused, with its message
     "torch.add(x, y, other=y)", "torch.tanh(x, input=x)",
+    # a non-tensor given by torch's name is named so, without a position
+    "torch.dot(input=x[0], tensor=2)", "x[0].dot(tensor=[1.0])", "torch.bmm(x, mat2=3)",
+    "torch.isclose(x, other=None)", "torch.equal(input=x, other=1)",
 ]
 
 

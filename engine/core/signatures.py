@@ -49,6 +49,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     **{name: ("(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)",)
        for name in ("cat", "stack")},
     "matmul": ("(Tensor input, Tensor other, *, Tensor out = None)",),
+    "masked_fill": ("(Tensor input, Tensor mask, Tensor value)",
+                    "(Tensor input, Tensor mask, Number value)"),
     "mm": ("(Tensor input, Tensor mat2, *, Tensor out = None)",
            "(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)"),
     "reshape": ("(Tensor input, tuple of ints shape)",),
@@ -142,6 +144,8 @@ METHODS: dict[str, tuple[str, ...]] = {
     **{name: ("()", "(*, int decimals)") for name in ("round", "round_")},
     "nonzero": ("()", "(*, bool as_tuple)"),
     "where": ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)"),
+    **{name: ("(Tensor mask, Tensor value)", "(Tensor mask, Number value)")
+       for name in ("masked_fill", "masked_fill_")},
 }
 
 # Tensor methods torch defines with no parameters at all: Python's own messages
@@ -444,7 +448,8 @@ def call_error(exc: Exception, function, name: str, owner, args: tuple, kwargs: 
     if text is None:
         found = _READ_AS_TENSOR.fullmatch(str(exc))
         if found:
-            text = _not_a_tensor(function, name, args, kwargs, found[1] or found[2])
+            key = ("Tensor." if method else "torch." if module == "torch" else "F.") + name
+            text = _not_a_tensor(function, key, name, args, kwargs, found[1] or found[2])
     return exc if text is None else TypeError(text)
 
 
@@ -453,21 +458,43 @@ _READ_AS_TENSOR = re.compile(r"'(\w+)' object has no attribute '(?:array|dtype|s
                              r"|unsupported operand type: '(\w+)'")
 
 
-def _not_a_tensor(function, name: str, args: tuple, kwargs: dict, kind: str) -> str | None:
+def _not_a_tensor(function, key: str, name: str, args: tuple, kwargs: dict,
+                  kind: str) -> str | None:
     """The engine read an argument of type `kind` as a tensor: torch's parser would have
-    refused it, naming the parameter (its position when given by position)."""
-    try:
-        params = list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):
-        return None
+    refused it, naming the parameter as torch does for `key` (`torch.dot`, `Tensor.dot`,
+    `F.linear`) and its position when given by position."""
+    params = _torch_names(key)
+    if params is None:
+        try:
+            params = dict(enumerate(inspect.signature(function).parameters))
+        except (TypeError, ValueError):
+            return None
     for position, value in enumerate(args):
-        if _type_name(value) == kind and position < len(params):
+        if _type_name(value) == kind and position in params:
             return (f"{name}(): argument '{params[position]}' (position {position + 1}) must be "
                     f"Tensor, not {kind}")
-    for key, value in kwargs.items():
+    for key_name, value in kwargs.items():
         if _type_name(value) == kind:
-            return f"{name}(): argument '{key}' must be Tensor, not {kind}"
+            return f"{name}(): argument '{key_name}' must be Tensor, not {kind}"
     return None
+
+
+def _torch_names(key: str) -> dict | None:
+    """position -> torch's name of the parameter there, for `key`, as the op's surface (or
+    the table of the others) states it; None when neither knows the name."""
+    from ..ops.registry import keyword_positions  # noqa: PLC0415 - the ops import this module
+
+    positions = keyword_positions(key)
+    if positions is None:
+        from ..ops.torch_parameters import POSITIONS  # noqa: PLC0415 - an error path's table
+
+        positions = POSITIONS.get(key)
+    if positions is None:
+        return None
+    names: dict = {}
+    for param, position in positions.items():  # (the first of several names for one place)
+        names.setdefault(position, param)
+    return names
 
 
 def _wrong_type(name: str, param: str, kind: str, value, args: tuple, kwargs: dict) -> str | None:

@@ -13,9 +13,9 @@ import builtins
 import numpy as np
 
 from ..graph.nodes import record
-from .operands import array_dtype, dims
+from .operands import array_dtype, c_type_word, check_broadcast, dims
 from .shape import unsqueeze
-from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
+from .registry import METHOD_IN_PLACE, OWN_IN_PLACE, Check, Family, any_, no_in_place
 
 family = Family("Indexing", inplace=no_in_place("a selection: its result is a new tensor"))
 op, exposes, word = family.op, family.exposes, family.word
@@ -374,25 +374,48 @@ def _masked_fill_arrays(a, mask, value):
     return np.where(_mask(mask), value, a).astype(np.result_type(a), copy=False)
 
 
+def masked_fill_operands(mask, value) -> tuple:
+    """The mask's array and the value's (None for a number), as torch's parser takes them (a
+    rule passes the mask's array itself)."""
+    m = mask if isinstance(mask, (np.ndarray, np.generic)) else _tensor_array(mask)
+    value_array = _tensor_array(value)
+    if m is None or value_array is None and type(value) not in (float, int, bool):
+        # (signatures.call_error words it as torch's parser does)
+        raise TypeError("masked_fill(): a Tensor mask and a Tensor or Number value")
+    return m, value_array
+
+
+def check_masked_fill(m, value_array) -> None:
+    """torch's masked_fill_ kernel's checks: a 0-d value tensor, a bool mask."""
+    if value_array is not None and value_array.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value_array.ndim} dimension(s).")
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{c_type_word(m.dtype)}")
+
+
 @word("masked_fill", _masked_fill_arrays)
 @exposes(MASKED_FILL, MASKED_FILL_TENSOR, functions=("masked_fill",), methods=("masked_fill",),
-         inplace=METHOD_IN_PLACE)
+         inplace=OWN_IN_PLACE)  # (masked_fill_ in inplace.py: its checks come in another order)
 def masked_fill(a, mask, value):
-    m = _mask(mask)
-    if m.shape != a.array.shape:
-        np.broadcast_shapes(m.shape, a.array.shape)
-    value_array = _tensor_array(value)
+    m, value_array = masked_fill_operands(mask, value)
+    if m.shape != a.array.shape:  # (torch expands both first: its tensor a is the mask)
+        check_broadcast(m.shape, a.array.shape, a.array.dtype)
+    check_masked_fill(m, value_array)
     if value_array is None:
         out = np.where(m, value, a.array).astype(a.array.dtype, copy=False)
         return record(MASKED_FILL, out, (a,), {"mask": m, "value": value})
-    if value_array.ndim:
-        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {value_array.ndim} dimension(s).")
     out = np.where(m, value_array, a.array).astype(a.array.dtype, copy=False)
     return record(MASKED_FILL_TENSOR, out, (a, value), {"mask": m})
 
 
 def _scattered(a, dim, index, src, add=False):
+    if not np.size(index):  # (an empty index of any dtype writes nothing)
+        return np.array(a, copy=True)
+    if np.ndim(a) == 0:  # (torch's 0-d tensor is one element along dim 0)
+        return _scattered(np.reshape(a, 1), 0, np.reshape(index, 1), np.reshape(src, -1)[:1],
+                          add).reshape(())
     out = np.array(a, copy=True)
     if add:
         indices = list(np.indices(index.shape, sparse=True))
@@ -446,6 +469,52 @@ def _mask_free(index):
     return index if array is None else array
 
 
+def _size(array, d: int) -> int:
+    """torch's ensure_nonempty_size: a 0-d tensor has size 1 at dim 0."""
+    if array.ndim == 0:
+        return 1
+    dims(d, array.ndim)  # (torch's range error for a dim the tensor lacks)
+    return array.shape[d]
+
+
+def _checked_index(name: str, a, d: int, idx, src=None) -> None:
+    """torch's checks of a gather (`name` "gather") or scatter ("scatter", also for
+    scatter_add) before it runs: the index's dtype, src's dtype, the number of dims, the
+    sizes (ScatterGatherChecks), then each index within its dim."""
+    if not isinstance(idx, (np.ndarray, np.generic)):
+        return  # (not a tensor: the parser's error, worded elsewhere)
+    x = a.array
+    if idx.size and idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src is not None and src.dtype != x.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    if not idx.size:
+        return
+    rank = builtins.max(x.ndim, 1)
+    if builtins.max(idx.ndim, 1) != rank:
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
+    wrong = any(_size(idx, k) > _size(x, k) for k in range(rank) if k != d)
+    sizes = f"Expected index {list(idx.shape)} to be no larger than self {list(x.shape)} " \
+            f"apart from dimension {d}"
+    if name == "gather" and wrong:
+        k = next(k for k in range(rank) if k != d and _size(idx, k) > _size(x, k))
+        raise RuntimeError(f"Size does not match at dimension {k} e{sizes[1:]}")
+    if src is not None:
+        wrong = wrong or any(_size(idx, k) > _size(src, k) for k in range(rank))
+        if builtins.max(src.ndim, 1) != builtins.max(idx.ndim, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        if wrong:
+            raise RuntimeError(f"{sizes} and to be no larger size than src {list(src.shape)}")
+    elif wrong:
+        raise RuntimeError(sizes)
+    bound = _size(x, d)
+    outside = (idx < 0) | (idx >= bound)
+    if outside.any():
+        raise RuntimeError(f"index {np.asarray(idx)[outside].flat[0]} is out of bounds for dimension {d} "
+                           f"with size {bound}")
+
+
 @word("scatter", _scatter_arrays)
 @exposes(SCATTER, SCATTER_VALUE, functions=("scatter",), methods=("scatter",),
          params=("input", "dim", "index", ("src", "value")), inplace=METHOD_IN_PLACE)
@@ -454,6 +523,7 @@ def scatter(a, dim, index, src=None, value=None):
     idx = _mask_free(index)
     source = value if src is None else src
     array = _tensor_array(source)
+    _checked_index("scatter", a, d, idx, array)
     if array is None:
         out = _scattered(a.array, d, idx, np.broadcast_to(np.asarray(source, a.array.dtype),
                                                           idx.shape))
@@ -467,18 +537,26 @@ def scatter(a, dim, index, src=None, value=None):
 def scatter_add(a, dim, index, src):
     d = dims(dim, a.array.ndim)[0]
     idx = _mask_free(index)
+    _checked_index("scatter", a, d, idx, _tensor_array(src))
     out = _scattered(a.array, d, idx, src.array.astype(a.array.dtype, copy=False), add=True)
     return record(SCATTER_ADD, out, (a, src), {"dim": d, "index": idx})
 
 
-@word("gather", lambda a, dim, index: np.take_along_axis(a, _mask_free(index), axis=dim))
+def _gathered(a, dim, index):
+    if not np.size(index):
+        return np.empty(np.shape(index), np.result_type(a))
+    if np.ndim(a) == 0:  # (torch's 0-d tensor is one element along dim 0)
+        return np.reshape(a, 1)[np.reshape(index, -1)].reshape(np.shape(index))
+    return np.take_along_axis(a, index, axis=dim)
+
+
+@word("gather", lambda a, dim, index: _gathered(a, dim, _mask_free(index)))
 @exposes(GATHER, functions=("gather",), methods=("gather",))
 def gather(a, dim, index):
     d = dims(dim, a.array.ndim)[0]
     idx = _mask_free(index)
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError("gather(): Expected dtype int64 for index")
-    return record(GATHER, np.take_along_axis(a.array, idx, axis=d), (a,),
+    _checked_index("gather", a, d, idx)
+    return record(GATHER, _gathered(a.array, d, idx), (a,),
                   {"dim": d, "index": idx, "shape": a.array.shape})
 
 

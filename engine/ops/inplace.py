@@ -34,12 +34,15 @@ from .index import (
     advanced_key,
     basic_index,
     check_item,
+    check_masked_fill,
     check_zero_dim_key,
     check_masks,
     getitem,
     is_advanced,
     is_bool_item,
     makes_view,
+    masked_fill,
+    masked_fill_operands,
     split_key,
     whole,
 )
@@ -521,6 +524,25 @@ def zero_(a):
 def copy_(a, src):
     check_inplace(a)
     return _write_whole(a, src, COPY_INTO)
+
+
+@exposes(methods=("masked_fill_",))
+def masked_fill_(a, mask, value):
+    """masked_fill written into a, after torch's checks in masked_fill_'s order: autograd's,
+    the kernel's (value, mask), the layout, then the mask's broadcast to a (torch's tensor a
+    is the one written to)."""
+    m, value_array = masked_fill_operands(mask, value)
+    check_inplace(a)
+    check_masked_fill(m, value_array)
+    check_internal_overlap(a)
+    shape = a.array.shape
+    if m.shape != shape:
+        check_broadcast(shape, m.shape, a.array.dtype)
+        full = np.broadcast_shapes(shape, m.shape)
+        if full != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(full)}")
+    return inplace(a, masked_fill(a, mask, value), checked=True)
 
 
 def _write_whole(a, value, entry):

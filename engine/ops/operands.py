@@ -187,6 +187,15 @@ def type_word(dt) -> str:
     return _TYPE_WORDS[np.dtype(dt).name]
 
 
+_C_TYPES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "bool": "bool"}
+
+
+def c_type_word(dt) -> str:
+    """The C name some of torch's messages give a dtype (its TypeMeta): float, long int, ..."""
+    return _C_TYPES[np.dtype(dt).name]
+
+
 def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum a broadcast gradient array back to an input's shape (torch's at::sum_to: one sum
     over the leading and the stretched dims, in torch's order)."""

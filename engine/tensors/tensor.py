@@ -33,7 +33,7 @@ from ..ops import (
 )
 from ..ops import logical as ops_logical, new as ops_new, pieces as ops_pieces, stats as ops_stats  # (after the families their rules build on)
 from ..ops import arrange as ops_arrange, conv as ops_conv, embedding as ops_embedding  # (built on pieces, logic and shapes)
-from ..ops.operands import check_sizes, data_as, infer_array, sum_to, type_word
+from ..ops.operands import c_type_word, check_sizes, data_as, infer_array, sum_to, type_word
 from ..core.session import check_allocation
 from ..core.session import current as current_session
 from ..core.printing import format_size, format_spec, format_tensor
@@ -271,7 +271,7 @@ class Tensor(metaclass=_TensorType):
                     "and the tensor are the same size")
             if value.array.dtype != self.array.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_C_TYPE[value.array.dtype.name]}'"
+                    f"attempting to assign a gradient with dtype '{c_type_word(value.array.dtype)}'"
                     f" to a tensor with grad_dtype '{type_word(self.array.dtype)}'. The gradient "
                     "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
                     "set the tensor's grad_dtype attribute with a specific dtype, or None to allow "
@@ -533,9 +533,6 @@ class Tensor(metaclass=_TensorType):
     _tg_type_name = "torch._C.TensorBase"  # as torch's own errors name the type
     _tg_known_as = "torch.Tensor"  # its other PyTorch names are "not supported by autodiff"
 
-
-_C_TYPE = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-           "bool": "bool"}  # the C names torch's grad-dtype message uses
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "

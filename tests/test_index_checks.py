@@ -1,0 +1,79 @@
+"""gather, scatter, scatter_add and masked_fill (+ in place) against live torch: their
+refusals (the index's and src's dtype, numbers of dims, sizes, indices out of range, the
+mask's dtype, the value's dims, the parser's listing) in torch's order and words, and the
+edge cases they still compute (a 0-d tensor, an empty index, a 0-d mask)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from autodiff.interpreter import run_source
+from autodiff.interpreter.reference import normalize_addresses, run_many_with_torch, torch_available
+
+needs_torch = pytest.mark.skipif(not torch_available(), reason="torch is not installed")
+
+PRELUDE = ("import torch\n"
+           "T = torch.tensor([[0.5, -2.0, 3.0], [1.5, 2.0, -0.5]])\n"
+           "I = torch.tensor([[0, 2], [1, 1]])\n"
+           "U = torch.tensor([[2.0, 0.5, -1.5], [1.0, -3.0, 2.5]])\n"
+           "V = torch.tensor([0.5, -2.0, 3.0])\n"
+           "M = torch.tensor([True, False, True])\n")
+
+CALLS = [
+    "T.gather(1, I.float())", "T.gather(1, I.int())", "T.gather(1, torch.ones(3, 3).long())",
+    "T.gather(1, torch.tensor([[5]]))", "T.gather(1, torch.tensor([[-1]]))", "T.gather(5, I)",
+    "torch.gather(T, 1, torch.tensor(1))", "T.gather(0, torch.tensor([[1, 0, 1]]))",
+    "torch.tensor(3.0).gather(0, torch.tensor(0))", "V.gather(0, torch.tensor([[0]]))",
+    "T.scatter(1, I.int(), U)", "T.scatter(1, torch.ones(3, 3).long(), U)",
+    "T.scatter(1, I, torch.ones(2, 1))", "T.scatter(1, torch.tensor([], dtype=torch.float), U)",
+    "T.scatter(1, I.float(), 2.0)", "T.scatter(1, I, 2.0)",
+    "torch.tensor(1.0).scatter(0, torch.tensor(0), torch.tensor(5.0))",
+    "T.scatter_add(1, I, U.double())", "T.scatter(1, torch.tensor([[5]]), U)",
+    "T.scatter_add(1, torch.tensor([[-1, 0]]), U)", "T.scatter(1, I, V)",
+    "T.scatter(1, I, torch.tensor(2))", "T.scatter(1, I, torch.tensor(2.5))",
+    "torch.scatter_add(T, 1, torch.tensor(1), U)", "T.clone().scatter_(0, torch.tensor([[1, 0, 1]]), U)",
+    "V.masked_fill(M.int(), 1.0)", "V.masked_fill(M.double(), torch.tensor(2.0))",
+    "torch.masked_fill(V, 1, 0.5)", "V.masked_fill([True, False, True], 0.5)",
+    "V.masked_fill(M, None)", "V.masked_fill(M, [1.0])", "V.masked_fill(M, torch.tensor([1.0, 2.0]))",
+    "V.masked_fill(M.int(), torch.tensor([1.0, 2.0]))", "V.masked_fill(M[:2], 1.0)",
+    "V.masked_fill(torch.tensor(True), torch.tensor(3))", "torch.masked_fill(V, mask=M, value=2)",
+    "V.clone().masked_fill_(M[:2], 1.0)", "V.clone().masked_fill_(M[:2], torch.tensor([1.0]))",
+    "V.clone().masked_fill_(M.int(), 'a')", "V.clone().masked_fill_(torch.ones(2, 3).bool(), 1.0)",
+    "torch.ones(3, requires_grad=True).masked_fill_(M.int(), 1.0)",
+    "torch.ones(3).expand(2, 3).masked_fill_(M.int(), 1.0)", "V.clone().masked_fill_(M, False)",
+]
+
+
+@needs_torch
+def test_index_and_mask_checks_are_torchs():
+    sources = [PRELUDE + f"try:\n    print({call})\nexcept Exception as e:\n"
+               "    print(type(e).__name__, e)\n" for call in CALLS]
+    for call, source, want in zip(CALLS, sources, run_many_with_torch(sources)):
+        out = io.StringIO()
+        result = run_source(source, "c.tg", out=out)
+        assert result.error is None, (call, result.error)
+        assert normalize_addresses(out.getvalue()) == normalize_addresses(want.stdout), call
+
+
+@needs_torch
+def test_masked_fill_gradients_are_torchs():
+    """A 0-d mask and a tensor value through a double backward, and masked_fill_'s node."""
+    source = ("import torch\n"
+              "for M in [torch.tensor(True), torch.tensor([True, False, True])]:\n"
+              "    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+              "    v = torch.tensor(0.5, requires_grad=True)\n"
+              "    y = (x * x).masked_fill(M, v) * x\n"
+              "    g, gv = torch.autograd.grad(y.sum(), (x, v), create_graph=True)\n"
+              "    print(g, gv, torch.autograd.grad((g * g).sum() + gv, (x, v)))\n"
+              "    z = x * 2\n"
+              "    z.masked_fill_(M, 1.5)\n"
+              "    print(z, z.grad_fn)\n"
+              "    z.sum().backward()\n"
+              "    print(x.grad)\n")
+    want, = run_many_with_torch([source])
+    out = io.StringIO()
+    result = run_source(source, "g.tg", out=out)
+    assert result.error is None
+    assert normalize_addresses(out.getvalue()) == normalize_addresses(want.stdout)
