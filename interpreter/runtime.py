@@ -8,6 +8,7 @@ import collections as _collections
 import math as _math
 import random as _random
 import sys
+import weakref
 from typing import Any, TextIO
 
 from . import bounds
@@ -26,7 +27,7 @@ MAX_CALL_DEPTH = 1000
 class Runtime:
     """Per-run state the compiled closures share."""
 
-    __slots__ = ("out", "policy", "depth", "handling", "classes")
+    __slots__ = ("out", "policy", "depth", "handling", "classes", "generators", "stopped")
 
     def __init__(self) -> None:
         self.out: TextIO = sys.stdout
@@ -34,6 +35,8 @@ class Runtime:
         self.depth = 0
         self.handling: list = []  # the errors whose `except` clauses are running (for `raise`)
         self.classes: list = []  # the classes the program's class statements made
+        self.generators = weakref.WeakValueDictionary()  # the started ones, oldest first
+        self.stopped: BaseException | None = None  # a stop met where it couldn't be raised
 
 
 class MathNamespace:
