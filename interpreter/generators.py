@@ -22,10 +22,8 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import weakref
 from typing import Any, Callable
-
-from greenlet import GreenletExit, getcurrent, greenlet
-from greenlet import error as greenlet_error
 
 from autodiff.parser import ast
 from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
@@ -35,6 +33,18 @@ from .expressions import Context, compile_expr, runtime_error
 from .runtime import MAX_CALL_DEPTH, RETURN, RETURN_SLOT, Runtime
 from .scopes import FUNCTION, statements_of
 from .statements import _DISPATCH as STATEMENTS, compile_block
+
+
+greenlet = getcurrent = GreenletExit = greenlet_error = None  # bound by _load_greenlet
+
+
+def _load_greenlet() -> None:
+    """Import greenlet when a program first defines a generator function: loading it costs
+    start-up time that programs without one need not pay."""
+    global greenlet, getcurrent, GreenletExit, greenlet_error
+    if greenlet is None:
+        from greenlet import GreenletExit, getcurrent, greenlet  # noqa: PLC0415
+        from greenlet import error as greenlet_error  # noqa: PLC0415
 
 
 def is_generator(body: tuple) -> bool:
@@ -61,7 +71,7 @@ class ProgramGenerator:
 
     def __init__(self, body: Callable, L: dict, rt: Runtime, qualname: str) -> None:
         self._body, self._locals, self._rt, self._qualname = body, L, rt, qualname
-        self._greenlet: greenlet | None = None
+        self._greenlet: Any = None  # (a greenlet, once started)
         self._state = _CREATED
 
     def __iter__(self) -> "ProgramGenerator":
@@ -98,24 +108,20 @@ class ProgramGenerator:
         raise RuntimeError("generator ignored GeneratorExit")
 
     def _resume(self, sent: Any) -> Any:
-        state = self._state
-        if state is _RUNNING:
-            raise ValueError("generator already executing")
-        if state is _FINISHED:
-            if type(sent) is _Thrown:
-                raise sent.exception
-            raise StopIteration
-        rt, caller = self._rt, getcurrent()
+        """One step: run the body until its next `yield` (its value returned) or its end
+        (StopIteration, with the return value), resumed with `sent`."""
+        if self._state is not _SUSPENDED:
+            sent = self._start(sent)  # (the first step, or none: running, finished)
+        rt = self._rt
         if rt.depth >= MAX_CALL_DEPTH:  # as CPython's: raised in the generator, which ends
             self._finish()
             raise RecursionError("maximum recursion depth exceeded")
-        gr = self._greenlet
-        if gr is None:
-            gr = self._greenlet = _worker()
-            sent, self._locals, self._body = (self._body, self._locals), None, None
-            rt.generators[id(self)] = self  # closed at the program's end, if left unfinished
-        gr.parent = caller
-        gr.gr_context = caller.gr_context  # the resumer's context: its engine session
+        gr, caller = self._greenlet, getcurrent()
+        if gr.parent is not caller:
+            gr.parent = caller
+        context = caller.gr_context  # the resumer's contextvars: its engine session
+        if gr.gr_context is not context:
+            gr.gr_context = context
         rt.depth += 1
         self._state = _RUNNING
         try:
@@ -140,9 +146,27 @@ class ProgramGenerator:
         self._state = _SUSPENDED
         return value
 
-    def _finish(self, worker: greenlet | None = None) -> None:
+    def _start(self, sent: Any) -> Any:
+        """What a resume of a generator not suspended does: the first one takes a worker
+        greenlet, which is sent the body; a finished generator raises as Python's does."""
+        state = self._state
+        if state is _RUNNING:
+            raise ValueError("generator already executing")
+        if state is _FINISHED:
+            if type(sent) is _Thrown:
+                raise sent.exception
+            raise StopIteration
+        self._greenlet = _worker()
+        task, self._locals, self._body = (self._body, self._locals), None, None
+        # closed at the program's end if left suspended (a plain dict of weak references,
+        # each entry dropped by _finish: cheaper than a WeakValueDictionary's callbacks)
+        self._rt.generators[id(self)] = weakref.ref(self)
+        return task
+
+    def _finish(self, worker: Any = None) -> None:
         """No more steps. A worker that ended the body waits for the next one; one that
         did not (its stack left by a stop) is dropped, and greenlet unwinds it."""
+        self._rt.generators.pop(id(self), None)
         self._state, self._greenlet, self._locals, self._body = _FINISHED, None, None, None
         if worker is not None and worker.__dict__.get("idle") and not worker.dead:
             _idle(worker)
@@ -213,12 +237,12 @@ _pool = threading.local()  # each thread's idle workers (a greenlet runs in its 
 _IDLE_MAX = 8
 
 
-def _worker() -> greenlet:
+def _worker() -> Any:
     idle = getattr(_pool, "idle", None)
     return idle.pop() if idle else greenlet(_work)
 
 
-def _idle(worker: greenlet) -> None:
+def _idle(worker: Any) -> None:
     idle = getattr(_pool, "idle", None)
     if idle is None:
         idle = _pool.idle = []
@@ -265,6 +289,7 @@ def _escaped_stop(error: TgError) -> TgError:
 def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], str]:
     """The body of a generator function, as `make_function` runs one: it returns (RETURN)
     a generator that will run the compiled body on the call's locals."""
+    _load_greenlet()
     block, rt = compile_block(body, cx), cx.rt
 
     def start(L: dict) -> str:
@@ -293,7 +318,8 @@ def close_generators(rt: Runtime, names: dict) -> None:
             attributes = getattr(value, "__dict__", None)
             if type(attributes) is dict:
                 direct.extend(v for v in attributes.values() if type(v) is ProgramGenerator)
-    for generator in direct + held + list(rt.generators.values()):
+    started = [ref() for ref in list(rt.generators.values())]
+    for generator in direct + held + [g for g in started if g is not None]:
         try:
             generator.close()  # (once closed, a generator's close does nothing)
         except Exception:  # noqa: BLE001 - Python reports it as "ignored" and goes on
@@ -303,8 +329,10 @@ def close_generators(rt: Runtime, names: dict) -> None:
 
 def abandon_generators(rt: Runtime) -> None:
     """A stopped program's generators: none of them runs again (not even when dropped)."""
-    for generator in list(rt.generators.values()):
-        generator._abandon()
+    for ref in list(rt.generators.values()):
+        generator = ref()
+        if generator is not None:
+            generator._abandon()
     rt.generators.clear()
 
 
@@ -324,7 +352,7 @@ def compile_Yield(node: ast.Yield, cx: Context) -> Callable[[dict], Any]:
     value = compile_expr(node.value, cx) if node.value is not None else (lambda L: None)
     if not node.delegate:
         def run(L: dict) -> None:
-            sent = _suspend(value(L))
+            sent = getcurrent().parent.switch(value(L))  # (_suspend, inlined: the hot path)
             if type(sent) is _Thrown:
                 raise runtime_error(sent.exception, node, filename)
         return run

@@ -8,7 +8,6 @@ import collections as _collections
 import math as _math
 import random as _random
 import sys
-import weakref
 from typing import Any, TextIO
 
 from . import bounds
@@ -35,7 +34,7 @@ class Runtime:
         self.depth = 0
         self.handling: list = []  # the errors whose `except` clauses are running (for `raise`)
         self.classes: list = []  # the classes the program's class statements made
-        self.generators = weakref.WeakValueDictionary()  # the started ones, oldest first
+        self.generators: dict = {}  # id -> weak reference of each suspended one, oldest first
         self.stopped: BaseException | None = None  # a stop met where it couldn't be raised
 
 
