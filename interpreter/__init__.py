@@ -103,6 +103,8 @@ class Program:
         self.rt.depth = 0
         self.rt.handling = []
         self.rt.classes = []
+        self.rt.generators.clear()
+        self.rt.stopped = None
         self.modules.clear()
         self.modules.update(default_modules() if modules is None else modules)
         self.modules.setdefault("math", MathNamespace())
@@ -124,15 +126,37 @@ class Program:
         session = new_session(timeout=timeout) if session is None else session
         self.watch(session)
         try:
-            _, error = execute(lambda: self.body(self.globals), session=session,
-                               timeout=timeout, filename=self.filename, source=self.source,
-                               err=err)
+            _, error = execute(self._whole_program, session=session, timeout=timeout,
+                               filename=self.filename, source=self.source, err=err)
         finally:
             self.watch(None)
+        if self.rt.generators:  # stopped with generators suspended: they never run again
+            from .generators import abandon_generators  # noqa: PLC0415
+
+            abandon_generators(self.rt)
         result = RunResult(dict(self.globals), error, dict(self.assigned_lines))
         if error is not None:
             error.scope = result.globals  # the values a hint may name (interpreter/hints.py)
         return result
+
+
+    def _whole_program(self) -> None:
+        """The body, then what Python does at the end of a script, an error's end too: close
+        the generators left suspended (their `finally` blocks run)."""
+        try:
+            self.body(self.globals)
+        except TgError:
+            self._close_generators()
+            raise
+        self._close_generators()
+        if self.rt.stopped is not None:  # (a dropped generator's close was stopped)
+            raise self.rt.stopped
+
+    def _close_generators(self) -> None:
+        if self.rt.generators:
+            from .generators import close_generators  # noqa: PLC0415
+
+            close_generators(self.rt, self.globals)
 
 
 def execute(action, *, session: Any, timeout: float | None, filename: str, source: str,

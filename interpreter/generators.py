@@ -1,30 +1,50 @@
 """Generator functions: a `def` whose body holds a `yield` statement.
 
-Such a body is compiled a second way: each statement that holds a `yield` becomes a Python
-generator function `run(L)` that yields the program's values and returns the statement's
-signal (None, BREAK, CONTINUE or RETURN), the signal its ordinary closure would return.
-Statements without a `yield` keep their ordinary closures. Calling the function binds its
-arguments and returns a `generator` that runs nothing until it is first iterated, so a
-program's prints and a training loop's updates interleave as they do in Python.
+The body is compiled by `compile_block`, as every function's is, and runs in a greenlet of
+its own: a host stack that can be left and resumed. `yield` is then a statement like the
+others: it hands its value to whoever resumed the generator and waits there, so a `yield`
+inside a loop, `with` or `try` needs no second compilation of those statements. Calling the
+function binds its arguments and returns a `generator` that runs nothing until it is first
+resumed, so a program's prints and a training loop's updates interleave as in Python.
+
+The greenlet never reaches the program: it sees a `generator` with `send`, `throw` and
+`close`. Each resume runs in the resumer's contextvars context (the engine session), as
+Python's generators do, and counts as a call for the recursion bound; the deadline and
+Ctrl-C raise inside whichever stack is running and leave through the resumer.
 
 `yield` is a statement here (`yield v`, a bare `yield`, `yield from values`); a `yield`
-inside an expression is refused by the parser, and one inside `try` when it is reached.
+inside an expression is refused by the parser, so a value sent in is dropped as Python
+drops it at a `yield` statement.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+import signal
+import sys
+import threading
+import weakref
+from typing import Any, Callable
 
-from autodiff.engine.core.unsupported import Unsupported
 from autodiff.parser import ast
 from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
+from .deadline import ProgramStopped
 from .expressions import Context, compile_expr, runtime_error
-from .runtime import BREAK, MAX_CALL_DEPTH, RETURN, RETURN_SLOT, Runtime
-from .scopes import statements_of
-from .statements import _DISPATCH as STATEMENTS, _truth, compile_block, compile_store, enter_context
+from .runtime import MAX_CALL_DEPTH, RETURN, RETURN_SLOT, Runtime
+from .scopes import FUNCTION, statements_of
+from .statements import _DISPATCH as STATEMENTS, compile_block
 
-Steps = Callable[[dict], Iterator]  # a generator function of the locals
+
+greenlet = getcurrent = GreenletExit = greenlet_error = None  # bound by _load_greenlet
+
+
+def _load_greenlet() -> None:
+    """Import greenlet when a program first defines a generator function: loading it costs
+    start-up time that programs without one need not pay."""
+    global greenlet, getcurrent, GreenletExit, greenlet_error
+    if greenlet is None:
+        from greenlet import GreenletExit, getcurrent, greenlet  # noqa: PLC0415
+        from greenlet import error as greenlet_error  # noqa: PLC0415
 
 
 def is_generator(body: tuple) -> bool:
@@ -32,33 +52,140 @@ def is_generator(body: tuple) -> bool:
     return any(type(s) is ast.Yield for s in statements_of(body))
 
 
+class _Thrown:
+    """What `throw()` and `close()` resume a generator with: the exception to raise at the
+    `yield` it waits in (no program value can be one)."""
+
+    __slots__ = ("exception",)
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception
+
+
 class ProgramGenerator:
     """What calling a generator function returns: Python's `generator` as a program sees it
-    (it prints as `<generator object f at 0x...>`, its type as `<class 'generator'>`; it
-    iterates and has no attribute). Each step counts as a call, so a generator that
-    delegates to itself stops as Python's recursion does."""
+    (it prints as `<generator object f at 0x...>`, its type as `<class 'generator'>`)."""
 
-    __slots__ = ("_steps", "_rt", "_qualname")
+    __slots__ = ("_body", "_locals", "_greenlet", "_rt", "_qualname", "_state", "__weakref__")
+    _tg_public = frozenset({"send", "throw", "close"})
 
-    def __init__(self, steps: Iterator, rt: Runtime, qualname: str) -> None:
-        self._steps, self._rt, self._qualname = steps, rt, qualname
+    def __init__(self, body: Callable, L: dict, rt: Runtime, qualname: str) -> None:
+        self._body, self._locals, self._rt, self._qualname = body, L, rt, qualname
+        self._greenlet: Any = None  # (a greenlet, once started)
+        self._state = _CREATED
 
     def __iter__(self) -> "ProgramGenerator":
         return self
 
     def __next__(self) -> Any:
-        rt = self._rt
-        rt.depth += 1
+        return self._resume(None)
+
+    def send(self, value: Any) -> Any:
+        if self._state is _CREATED and value is not None:
+            raise TypeError("can't send non-None value to a just-started generator")
+        return self._resume(value)
+
+    def throw(self, kind: Any, value: Any = None, traceback: Any = None) -> Any:
+        exc = _exception_of(kind, value)
+        if self._state is not _SUSPENDED and self._state is not _RUNNING:
+            self._finish()  # (a generator that never ran ends without running)
+            raise exc
+        return self._resume(_Thrown(exc))
+
+    def close(self) -> None:
+        if self._state is not _SUSPENDED:
+            if self._state is not _RUNNING:
+                self._finish()
+                return None
         try:
-            if rt.depth > MAX_CALL_DEPTH:
-                raise RecursionError("maximum recursion depth exceeded")
-            return next(self._steps)
+            self._resume(_Thrown(GeneratorExit()))
         except TgError as error:
+            if isinstance(error.exception, GeneratorExit):
+                return None
+            raise
+        except StopIteration:
+            return None
+        raise RuntimeError("generator ignored GeneratorExit")
+
+    def _resume(self, sent: Any) -> Any:
+        """One step: run the body until its next `yield` (its value returned) or its end
+        (StopIteration, with the return value), resumed with `sent`."""
+        if self._state is not _SUSPENDED:
+            sent = self._start(sent)  # (the first step, or none: running, finished)
+        rt = self._rt
+        if rt.depth >= MAX_CALL_DEPTH:  # as CPython's: raised in the generator, which ends
+            self._finish()
+            raise RecursionError("maximum recursion depth exceeded")
+        gr, caller = self._greenlet, getcurrent()
+        if gr.parent is not caller:
+            gr.parent = caller
+        context = caller.gr_context  # the resumer's contextvars: its engine session
+        if gr.gr_context is not context:
+            gr.gr_context = context
+        rt.depth += 1
+        self._state = _RUNNING
+        try:
+            value = gr.switch(sent)
+        except TgError as error:
+            self._finish(gr)
             if isinstance(error.exception, StopIteration):
                 raise _escaped_stop(error) from None
             raise
+        except greenlet_error:  # (resumed in another thread than its own: it stays as it was)
+            self._state = _SUSPENDED
+            raise
+        except BaseException:
+            self._finish(gr)
+            raise
         finally:
             rt.depth -= 1
+        if type(value) is _Returned:
+            self._finish(gr)
+            value = value.value
+            raise StopIteration if value is None else StopIteration(value)
+        self._state = _SUSPENDED
+        return value
+
+    def _start(self, sent: Any) -> Any:
+        """What a resume of a generator not suspended does: the first one takes a worker
+        greenlet, which is sent the body; a finished generator raises as Python's does."""
+        state = self._state
+        if state is _RUNNING:
+            raise ValueError("generator already executing")
+        if state is _FINISHED:
+            if type(sent) is _Thrown:
+                raise sent.exception
+            raise StopIteration
+        self._greenlet = _worker()
+        task, self._locals, self._body = (self._body, self._locals), None, None
+        # closed at the program's end if left suspended (a plain dict of weak references,
+        # each entry dropped by _finish: cheaper than a WeakValueDictionary's callbacks)
+        self._rt.generators[id(self)] = weakref.ref(self)
+        return task
+
+    def _finish(self, worker: Any = None) -> None:
+        """No more steps. A worker that ended the body waits for the next one; one that
+        did not (its stack left by a stop) is dropped, and greenlet unwinds it."""
+        self._rt.generators.pop(id(self), None)
+        self._state, self._greenlet, self._locals, self._body = _FINISHED, None, None, None
+        if worker is not None and worker.__dict__.get("idle") and not worker.dead:
+            _idle(worker)
+
+    def _abandon(self) -> None:
+        """Drop a suspended generator without running more of it (the program was stopped):
+        its stack unwinds with no `finally` of the program run."""
+        self._finish()
+
+    def __del__(self) -> None:
+        # Python closes a generator dropped unfinished (its `finally` and `with` exits run)
+        if self._state is not _SUSPENDED or sys.is_finalizing():
+            return
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - Python reports it as "ignored" and goes on
+            pass
+        except BaseException as stop:  # a stop can't leave __del__: it is raised again
+            _raise_later(stop, self._rt)
 
     def __repr__(self) -> str:
         return f"<generator object {self._qualname} at 0x{id(self):x}>"
@@ -67,8 +194,85 @@ class ProgramGenerator:
         return "generator"
 
 
+_CREATED, _SUSPENDED, _RUNNING, _FINISHED = "created", "suspended", "running", "finished"
+
 # Python's own messages name the class ("object of type 'generator' has no len()")
 ProgramGenerator.__name__ = ProgramGenerator.__qualname__ = "generator"
+
+
+class _Returned:
+    """A worker's word that the body ended, with its `return` value (StopIteration's)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _work(task: tuple) -> None:
+    """A worker greenlet's life: run one generator's body after another (making a greenlet
+    costs more than running a small generator). An error of the body is raised in the
+    resumer, the worker waiting for its next body; a kill (GreenletExit) ends it. `idle`
+    says the worker is between bodies, so that it may run another."""
+    me = getcurrent()
+    while True:
+        me.idle = False
+        body, L = task
+        task = None
+        try:
+            value = L.pop(RETURN_SLOT, None) if body(L) is RETURN else None
+        except GreenletExit:
+            raise
+        except BaseException as exc:
+            body = L = None
+            me.idle = True
+            task = me.parent.throw(type(exc), exc, exc.__traceback__)
+            continue
+        body = L = None
+        me.idle = True
+        task = me.parent.switch(_Returned(value))
+
+
+_pool = threading.local()  # each thread's idle workers (a greenlet runs in its own thread)
+_IDLE_MAX = 8
+
+
+def _worker() -> Any:
+    idle = getattr(_pool, "idle", None)
+    return idle.pop() if idle else greenlet(_work)
+
+
+def _idle(worker: Any) -> None:
+    idle = getattr(_pool, "idle", None)
+    if idle is None:
+        idle = _pool.idle = []
+    if len(idle) < _IDLE_MAX:
+        idle.append(worker)
+
+
+def _exception_of(kind: Any, value: Any) -> BaseException:
+    """What `throw(kind[, value])` raises, by Python's rules."""
+    if isinstance(kind, BaseException):
+        if value is not None:
+            raise TypeError("instance exception may not have a separate value")
+        return kind
+    if isinstance(kind, type) and issubclass(kind, BaseException):
+        if isinstance(value, kind):
+            return value
+        return kind() if value is None else kind(*value) if type(value) is tuple else kind(value)
+    raise TypeError("exceptions must be classes or instances deriving from BaseException, "
+                    f"not {type(kind).__name__}")
+
+
+def _raise_later(stop: BaseException, rt: Runtime) -> None:
+    """A timeout or Ctrl-C met while a dropped generator closed can't leave __del__: the run
+    raises it when the program ends, and a timeout's alarm rings again at once, so the
+    program stops at its next step."""
+    rt.stopped = stop
+    if isinstance(stop, ProgramStopped) and threading.current_thread() is threading.main_thread() \
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0 \
+            and signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
+        signal.setitimer(signal.ITIMER_REAL, 1e-3)
 
 
 def _escaped_stop(error: TgError) -> TgError:
@@ -84,178 +288,111 @@ def _escaped_stop(error: TgError) -> TgError:
 
 def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], str]:
     """The body of a generator function, as `make_function` runs one: it returns (RETURN)
-    a generator over the compiled statements, which keeps the call's locals."""
-    steps, rt = _block(body, cx, returns=True), cx.rt
+    a generator that will run the compiled body on the call's locals."""
+    _load_greenlet()
+    block, rt = compile_block(body, cx), cx.rt
 
     def start(L: dict) -> str:
-        L[RETURN_SLOT] = ProgramGenerator(steps(L), rt, qualname)
+        L[RETURN_SLOT] = ProgramGenerator(block, L, rt, qualname)
         return RETURN
     start.tg_generator = True  # (make_function marks the function: decorators look for it)
     return start
 
 
-def _block(body: tuple, cx: Context, returns: bool = False) -> Steps:
-    """The steps of a statement list; `returns`: the function's own body, whose `return v`
-    ends the generator with v (StopIteration's value), as Python's does."""
-    parts = []
-    for stmt in body:
-        if _holds_yield(stmt):
-            parts.append((True, _RESUMABLE[type(stmt)](stmt, cx)))
-        else:
-            parts.append((False, compile_block((stmt,), cx)))
-
-    def run(L: dict) -> Iterator:
-        for resumable, part in parts:
-            signal = (yield from part(L)) if resumable else part(L)
-            if signal is not None:
-                # (a function body's only signal is RETURN: break/continue need a loop)
-                return L.pop(RETURN_SLOT, None) if returns else signal
-        return None
-    return run
-
-
-def _holds_yield(stmt: ast.Node) -> bool:
-    return any(type(s) is ast.Yield for s in statements_of((stmt,)))
-
-
-def _loop_block(body: tuple, cx: Context) -> Steps:
-    cx.loops += 1
-    try:
-        return _block(body, cx)
-    finally:
-        cx.loops -= 1
-
-
-def _python_errors_at(node: ast.Node, cx: Context, steps: Steps) -> Steps:
-    """`guarded` for a generator: a Python error of its own code becomes a TgError at `node`."""
-    filename = cx.filename
-
-    def run(L: dict) -> Iterator:
+def close_generators(rt: Runtime, names: dict) -> None:
+    """The program's end: each generator it left suspended is closed, as CPython 3.11 closes
+    them when a script ends: first those a global names (itself, or as an attribute of an
+    object of the program's classes), in the globals' order; then those in a list, tuple or
+    dict a global names, the last item first; then the rest, oldest first. An error of one
+    is ignored, as Python's is."""
+    direct: list = []
+    held: list = []
+    for value in list(names.values()):
+        if type(value) is ProgramGenerator:
+            direct.append(value)
+        elif type(value) in (list, tuple):
+            held.extend(v for v in reversed(value) if type(v) is ProgramGenerator)
+        elif type(value) is dict:
+            held.extend(v for v in reversed(value.values()) if type(v) is ProgramGenerator)
+        elif any(type(value) is made for made in rt.classes):
+            attributes = getattr(value, "__dict__", None)
+            if type(attributes) is dict:
+                direct.extend(v for v in attributes.values() if type(v) is ProgramGenerator)
+    started = [ref() for ref in list(rt.generators.values())]
+    for generator in direct + held + [g for g in started if g is not None]:
         try:
-            return (yield from steps(L))
-        except TgError:
-            raise
-        except Exception as exc:
-            raise runtime_error(exc, node, filename) from None
-    return run
+            generator.close()  # (once closed, a generator's close does nothing)
+        except Exception:  # noqa: BLE001 - Python reports it as "ignored" and goes on
+            pass
+    rt.generators.clear()
 
 
-def _resumable_Yield(node: ast.Yield, cx: Context) -> Steps:
+def abandon_generators(rt: Runtime) -> None:
+    """A stopped program's generators: none of them runs again (not even when dropped)."""
+    for ref in list(rt.generators.values()):
+        generator = ref()
+        if generator is not None:
+            generator._abandon()
+    rt.generators.clear()
+
+
+def _suspend(value: Any) -> Any:
+    """Leave the generator's stack with `value`; what it is resumed with comes back (None,
+    a value sent, or a _Thrown). A kill of the greenlet itself (dropped abandoned) passes
+    every `except` and `finally` of the program."""
+    return getcurrent().parent.switch(value)
+
+
+def compile_Yield(node: ast.Yield, cx: Context) -> Callable[[dict], Any]:
+    if cx.scope.kind != FUNCTION:
+        raise TgError("SyntaxError", "'yield' outside function", filename=cx.filename,
+                      line=node.line, col=node.col, end_line=node.end_line,
+                      end_col=node.end_col, exit_code=EXIT_SYNTAX)
+    filename = cx.filename
     value = compile_expr(node.value, cx) if node.value is not None else (lambda L: None)
     if not node.delegate:
-        def run(L: dict) -> Iterator:
-            yield value(L)
-            return None
+        def run(L: dict) -> None:
+            sent = getcurrent().parent.switch(value(L))  # (_suspend, inlined: the hot path)
+            if type(sent) is _Thrown:
+                raise runtime_error(sent.exception, node, filename)
         return run
-    filename = cx.filename
+    source_node = node.value
 
-    def delegate(L: dict) -> Iterator:
+    def delegate(L: dict) -> None:
         source = value(L)
         try:
             items = iter(source)
         except Exception as exc:
-            raise runtime_error(exc, node.value, filename) from None
+            raise runtime_error(exc, source_node, filename) from None
+        sent = None
         while True:
             try:
-                item = next(items)
+                if sent is None:
+                    item = next(items)
+                elif type(sent) is _Thrown:
+                    item = _throw_into(items, sent.exception, node, filename)
+                else:
+                    item = items.send(sent)
             except StopIteration:
                 return None
             except TgError:
                 raise
             except Exception as exc:
-                raise runtime_error(exc, node.value, filename) from None
-            yield item
+                raise runtime_error(exc, source_node, filename) from None
+            sent = _suspend(item)
     return delegate
 
 
-def _resumable_If(node: ast.If, cx: Context) -> Steps:
-    branches = []
-    while True:
-        branches.append((_truth(node.test, cx), _block(node.body, cx)))
-        orelse = node.orelse
-        if len(orelse) == 1 and type(orelse[0]) is ast.If:
-            node = orelse[0]
-            continue
-        break
-    final = _block(orelse, cx)
-
-    def run(L: dict) -> Iterator:
-        for test, body in branches:
-            if test(L):
-                return (yield from body(L))
-        return (yield from final(L))
-    return run
-
-
-def _resumable_loop(items: Callable[[dict], Iterator], store, body: Steps) -> Steps:
-    """A loop's steps: the body once per item (stored first, when `store`), with the signals
-    a loop body returns (break, continue, return) acted on as the ordinary loops do."""
-    def run(L: dict) -> Iterator:
-        for item in items(L):
-            if store is not None:
-                store(L, item)
-            signal = yield from body(L)
-            if signal is not None:
-                if signal is BREAK:
-                    break
-                if signal is RETURN:
-                    return signal
-        return None
-    return run
-
-
-def _resumable_While(node: ast.While, cx: Context) -> Steps:
-    test = compile_expr(node.test, cx)
-
-    def rounds(L: dict) -> Iterator:
-        while test(L):
-            yield None
-    return _python_errors_at(node.test, cx, _resumable_loop(rounds, None, _loop_block(node.body, cx)))
-
-
-def _resumable_For(node: ast.For, cx: Context) -> Steps:
-    iterable = compile_expr(node.iter, cx)
-    loop = _resumable_loop(lambda L: iter(iterable(L)), compile_store(node.target, cx),
-                           _loop_block(node.body, cx))
-    return _python_errors_at(node.iter, cx, loop)
-
-
-def _resumable_With(node: ast.With, cx: Context) -> Steps:
-    context, body, filename = compile_expr(node.context, cx), _block(node.body, cx), cx.filename
-    store = compile_store(ast.Name(node.name), cx) if node.name else None
-
-    def run(L: dict) -> Iterator:
-        entered, exit_ = enter_context(context(L), node, filename)
-        try:
-            if store is not None:
-                store(L, entered)
-            signal = yield from body(L)
-        except BaseException as exc:  # (GeneratorExit too: an unfinished generator closed)
-            if not exit_(type(exc), exc, exc.__traceback__):
-                raise
-            return None
-        exit_(None, None, None)
-        return signal
-    return run
-
-
-def _resumable_Try(node: ast.Try, cx: Context) -> Steps:
-    filename = cx.filename
-
-    def run(L: dict) -> Iterator:
-        raise runtime_error(Unsupported("'yield' inside 'try'"), node, filename)
-        yield  # (makes this a generator function)
-    return run
-
-
-_RESUMABLE = {ast.Yield: _resumable_Yield, ast.If: _resumable_If, ast.While: _resumable_While,
-              ast.For: _resumable_For, ast.With: _resumable_With, ast.Try: _resumable_Try}
-
-
-def compile_Yield(node: ast.Yield, cx: Context) -> Callable[[dict], Any]:
-    """A `yield` outside a function body (a function's are compiled by `generator_body`)."""
-    raise TgError("SyntaxError", "'yield' outside function", filename=cx.filename, line=node.line,
-                  col=node.col, end_line=node.end_line, end_col=node.end_col, exit_code=EXIT_SYNTAX)
+def _throw_into(items: Any, exc: BaseException, node: ast.Node, filename: str) -> Any:
+    """`yield from`'s part of a throw() or close() (PEP 380): an inner generator gets it
+    first (close() closes it); an iterator that can't take it leaves it to the delegating
+    generator, raised at its `yield from`."""
+    inner = type(items) is ProgramGenerator or type(items).__name__ == "generator"
+    if inner and not isinstance(exc, GeneratorExit):
+        return items.throw(exc)
+    if inner:
+        items.close()
+    raise runtime_error(exc, node, filename)
 
 
 STATEMENTS[ast.Yield] = compile_Yield

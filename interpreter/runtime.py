@@ -26,7 +26,7 @@ MAX_CALL_DEPTH = 1000
 class Runtime:
     """Per-run state the compiled closures share."""
 
-    __slots__ = ("out", "policy", "depth", "handling", "classes")
+    __slots__ = ("out", "policy", "depth", "handling", "classes", "generators", "stopped")
 
     def __init__(self) -> None:
         self.out: TextIO = sys.stdout
@@ -34,6 +34,8 @@ class Runtime:
         self.depth = 0
         self.handling: list = []  # the errors whose `except` clauses are running (for `raise`)
         self.classes: list = []  # the classes the program's class statements made
+        self.generators: dict = {}  # id -> weak reference of each suspended one, oldest first
+        self.stopped: BaseException | None = None  # a stop met where it couldn't be raised
 
 
 class MathNamespace:

@@ -200,11 +200,13 @@ V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in
                + [("del", e) for e in DELETIONS] + [("scope", e) for e in SCOPES]
                + [("type", e) for e in TYPES] + [("decorator", e) for e in DECORATORS]
                + [("numpy", e) for e in NUMPY])
-# a generator object is Python's own underneath: none of its frame, code or methods
+# a generator object shows send, throw and close: none of its frame, code, greenlet or state
 _GEN = "def g(x):\n    yield x\n    yield from [x]\n"
 GENERATORS = [_GEN + "print(g(t).gi_frame)", _GEN + "print(g(t).gi_code)",
               _GEN + "print(g(t).gi_frame.f_globals)", _GEN + "print(g(t)._steps)",
-              _GEN + "print(g(t).__next__)", _GEN + "print(g(t).send(None))",
+              _GEN + "print(g(t).__next__)", _GEN + "print(g(t).send.__self__)",
+              _GEN + "print(g(t).close.__func__)", _GEN + "print(g(t)._greenlet)",
+              _GEN + "print(g(t).gi_running)", _GEN + "it = g(t)\nnext(it)\nprint(it._locals)",
               _GEN + "print(g(t).throw(ValueError))", _GEN + "print(type(g(t))(iter([1]), 0, 'x'))",
               _GEN + "print(type(g(t)).__init__)", _GEN + "print(g(t)._rt.classes)",
               _GEN + "print(next(g(t)).__class__.__getattribute__)", _GEN + "print([v.__class__.__reduce__ for v in g(t)])",
