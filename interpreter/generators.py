@@ -156,7 +156,7 @@ class ProgramGenerator:
             if type(sent) is _Thrown:
                 raise sent.exception
             raise StopIteration
-        self._greenlet = _worker()
+        self._greenlet = _worker(self._rt.depth)
         task, self._locals, self._body = (self._body, self._locals), None, None
         # closed at the program's end if left suspended (a plain dict of weak references,
         # each entry dropped by _finish: cheaper than a WeakValueDictionary's callbacks)
@@ -168,7 +168,8 @@ class ProgramGenerator:
         did not (its stack left by a stop) is dropped, and greenlet unwinds it."""
         self._rt.generators.pop(id(self), None)
         self._state, self._greenlet, self._locals, self._body = _FINISHED, None, None, None
-        if worker is not None and worker.__dict__.get("idle") and not worker.dead:
+        if worker is not None and worker.__dict__.get("idle") and worker.shallow \
+                and not worker.dead:
             _idle(worker)
 
     def _abandon(self) -> None:
@@ -235,11 +236,21 @@ def _work(task: tuple) -> None:
 
 _pool = threading.local()  # each thread's idle workers (a greenlet runs in its own thread)
 _IDLE_MAX = 8
+# A new greenlet keeps, for its life, the Python recursion depth of its first switch: one
+# started under deep recursion would give every later generator that little headroom (and
+# CPython aborts a stack overflow met while it raises RecursionError), so only workers
+# started this few calls deep go back to the pool.
+_SHALLOW = 20
 
 
-def _worker() -> Any:
+def _worker(depth: int) -> Any:
+    """An idle worker, or a new one (its first switch follows, at `depth` program calls)."""
     idle = getattr(_pool, "idle", None)
-    return idle.pop() if idle else greenlet(_work)
+    if idle:
+        return idle.pop()
+    worker = greenlet(_work)
+    worker.shallow = depth <= _SHALLOW
+    return worker
 
 
 def _idle(worker: Any) -> None:
