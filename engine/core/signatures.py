@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 _CREATION = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
              "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
@@ -479,16 +479,15 @@ def _not_a_tensor(function, key: str, name: str, args: tuple, kwargs: dict,
     return None
 
 
+# torch's keyword name -> position for `torch.X`, `Tensor.X` or `F.X`: the ops' room states
+# it (ops/registry.py sets this when it is imported; core imports nothing above it)
+parameter_positions: Callable[[str], dict | None] = lambda key: None
+
+
 def _torch_names(key: str) -> dict | None:
     """position -> torch's name of the parameter there, for `key`, as the op's surface (or
     the table of the others) states it; None when neither knows the name."""
-    from ..ops.registry import keyword_positions  # noqa: PLC0415 - the ops import this module
-
-    positions = keyword_positions(key)
-    if positions is None:
-        from ..ops.torch_parameters import POSITIONS  # noqa: PLC0415 - an error path's table
-
-        positions = POSITIONS.get(key)
+    positions = parameter_positions(key)
     if positions is None:
         return None
     names: dict = {}

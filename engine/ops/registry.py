@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+from ..core import signatures
+
 
 class Check(NamedTuple):
     """How the gradient checker exercises an op: `call(*leaves)` builds the op from leaves
@@ -267,6 +269,19 @@ def keyword_positions(key: str) -> dict | None:
                 for name in names:
                     _POSITIONS[prefix + name] = surface.positions(prefix == "Tensor.")
     return _POSITIONS.get(key)
+
+
+def _parameter_positions(key: str) -> dict | None:
+    """keyword_positions, else the generated table of the names no surface offers."""
+    positions = keyword_positions(key)
+    if positions is None:
+        from .torch_parameters import POSITIONS  # noqa: PLC0415 - an error path's table
+
+        positions = POSITIONS.get(key)
+    return positions
+
+
+signatures.parameter_positions = _parameter_positions
 
 
 class Rules:
