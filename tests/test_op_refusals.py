@@ -2,7 +2,8 @@
 scatter_add, masked_fill (+ in place: the index's and src's dtype, numbers of dims, sizes,
 indices out of range, the mask's dtype, the value's dims, the parser's listing), indexing
 with a float tensor, select on a 0-d tensor, bool operands of `-`, `%`, `//` and their
-functions (+ in place), bitwise_not of a float, softmax's kernels, nll_loss/cross_entropy's
+functions (+ in place), bitwise_not of a float, abs/floor/ceil/trunc/round of a bool and
+frac of a non-float, softmax's kernels, nll_loss/cross_entropy's
 shapes and dtypes, dropout of an integer tensor, embedding's weight, einsum's operands; and
 the edge cases they still compute (a 0-d tensor, an empty index, a 0-d mask)."""
 
@@ -75,6 +76,9 @@ CALLS = [
     "F.embedding(I[0].float(), torch.tensor(2.5))", "F.embedding(I[0].float(), T)",
     "torch.einsum('i,i->', V, 2)", "torch.einsum('i->', [0.5, 1.0])",
     "torch.einsum('i,i->', [V, None])", "torch.einsum('i->', ())", "torch.einsum('i->')",
+    # unary kernels without a bool (or, frac, integer) version
+    "torch.abs(M)", "abs(M)", "M.clone().absolute_()", "M.floor()", "torch.ceil_(M.clone())",
+    "M.trunc()", "torch.round(M)", "I.frac()", "torch.frac(M)", "I.int().frac_()", "I.floor()",
 ]
 
 

@@ -191,6 +191,11 @@ def type_word(dt) -> str:
     return _TYPE_WORDS[np.dtype(dt).name]
 
 
+def not_implemented(kernel: str, dt) -> NotImplementedError:
+    """torch's error for a kernel without a version for dtype `dt`."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(dt)}'")
+
+
 _C_TYPES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
             "bool": "bool"}
 
