@@ -3,7 +3,7 @@ scatter_add, masked_fill (+ in place: the index's and src's dtype, numbers of di
 indices out of range, the mask's dtype, the value's dims, the parser's listing), indexing
 with a float tensor, select on a 0-d tensor, bool operands of `-`, `%`, `//` and their
 functions (+ in place), bitwise_not of a float, abs/floor/ceil/trunc/round of a bool and
-frac of a non-float, softmax's kernels, nll_loss/cross_entropy's
+frac of a non-float, relu and argmax/argmin of a bool, softmax's kernels, nll_loss/cross_entropy's
 shapes and dtypes, dropout of an integer tensor, embedding's weight, einsum's operands; and
 the edge cases they still compute (a 0-d tensor, an empty index, a 0-d mask)."""
 
@@ -79,6 +79,8 @@ CALLS = [
     # unary kernels without a bool (or, frac, integer) version
     "torch.abs(M)", "abs(M)", "M.clone().absolute_()", "M.floor()", "torch.ceil_(M.clone())",
     "M.trunc()", "torch.round(M)", "I.frac()", "torch.frac(M)", "I.int().frac_()", "I.floor()",
+    "torch.relu(M)", "F.relu(M)", "M.clone().relu_()", "torch.relu(I)", "torch.argmax(M)",
+    "M.argmin(0)", "torch.argmax(M, 5)", "I.argmax(1)",
 ]
 
 

@@ -108,8 +108,8 @@ def sigmoid(a):
 def relu(a, inplace=False):
     x = a.array
     out = np.maximum(0, x)
-    if out.dtype != x.dtype:  # (a bool tensor's)
-        out = out.astype(x.dtype)
+    if out.dtype != x.dtype:  # (a bool tensor's: torch refuses it)
+        raise RuntimeError("Boolean inputs not supported for relu")
     result = record(RELU, out, (a,))
     return write_in_place(a, result) if inplace else result
 
