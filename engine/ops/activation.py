@@ -14,7 +14,7 @@ import numpy as np
 
 from ..numerics import summation
 from ..graph.nodes import record
-from .operands import ArgumentTypeError, c_order, dims, floating
+from .operands import ArgumentTypeError, c_order, dims, floating, type_word
 from .arith import sub
 from .inplace import inplace as write_in_place
 from .math import _erf, in_double
@@ -108,8 +108,8 @@ def sigmoid(a):
 def relu(a, inplace=False):
     x = a.array
     out = np.maximum(0, x)
-    if out.dtype != x.dtype:  # (a bool tensor's)
-        out = out.astype(x.dtype)
+    if out.dtype != x.dtype:  # (a bool tensor's: torch refuses it)
+        raise RuntimeError("Boolean inputs not supported for relu")
     result = record(RELU, out, (a,))
     return write_in_place(a, result) if inplace else result
 
@@ -197,18 +197,28 @@ def _implicit_dim(forward):
     return functional
 
 
+def _kernel_input(a, dim, dtype, kernel: str):
+    """(array, dim) a softmax kernel computes with: in `dtype` when given; torch's `kernel`
+    (its lastdim variant for the last dim) refuses a tensor that is not floating."""
+    x = a.array if dtype is None else a.array.astype(dtype.np)
+    d = dims(dim, x.ndim)[0]
+    if x.dtype.kind != "f":
+        variant = "_lastdim" if d == x.ndim - 1 or not x.ndim else ""
+        raise NotImplementedError(f"\"{kernel}{variant}_kernel_impl\" not implemented for "
+                                  f"'{type_word(x.dtype)}'")
+    return x, d
+
+
 @exposes(SOFTMAX, functions=("softmax",), methods=("softmax",))
 def softmax(a, dim, dtype=None):
-    x = floating(a) if dtype is None else a.array.astype(dtype.np)
-    d = dims(dim, x.ndim)[0]
+    x, d = _kernel_input(a, dim, dtype, "softmax")
     # torch's kernel works on a contiguous copy and returns a contiguous result
     return record(SOFTMAX, c_order(_softmax_array(x, d)), (a,), {"dim": d})
 
 
 @exposes(LOG_SOFTMAX, functions=("log_softmax",), methods=("log_softmax",))
 def log_softmax(a, dim, dtype=None):
-    x = floating(a) if dtype is None else a.array.astype(dtype.np)
-    d = dims(dim, x.ndim)[0]
+    x, d = _kernel_input(a, dim, dtype, "log_softmax")
     shifted = x - _row_max(x, d)
     out = shifted - _log(_exp_sums(shifted, d)[1])
     return record(LOG_SOFTMAX, c_order(out), (a,), {"dim": d})

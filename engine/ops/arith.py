@@ -20,6 +20,7 @@ from .operands import (
     finish,
     floating,
     result_dtype,
+    type_word,
 )
 from .registry import (
     IN_PLACE,
@@ -68,6 +69,8 @@ def _add_scaled(entry, a, b, alpha, sign: int):
         x, y, dt = binary(a, b)
     except NotAnOperand:
         return NotImplemented
+    if sign < 0:
+        refuse_bool_sub(a, b)
     if dt.kind == "f":
         y, x = np.broadcast_arrays(np.asarray(y, dt), x)
         out = fma(y, dt.type(sign * alpha), x)
@@ -86,6 +89,19 @@ RSUB = op("RsubBackward1", lambda F, g, out, a, alpha=1: -g,
           check=Check(lambda a: 2 - a, (any_(3),)))
 
 
+def refuse_bool_sub(a, b) -> None:
+    """torch's sub_check: no bool operand (a Python bool is one)."""
+    bools = sum(type(v) is bool or getattr(getattr(v, "array", None), "dtype", None) == np.bool_
+                for v in (a, b))
+    if bools == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 @exposes(SUB, functions=("sub", "subtract"), methods=("sub", "subtract", "__sub__"))
 def sub(a, b, *, alpha=1):
     if type(a) in NUMBERS:
@@ -93,10 +109,14 @@ def sub(a, b, *, alpha=1):
     if alpha != 1:
         return _add_scaled(SUB, a, b, alpha, -1)
     try:
-        x, y, dt = binary(a, b)
+        x, y, dt = binary(a, b, mixed=refuse_bool_sub)
+        out = x - y
     except NotAnOperand:
         return NotImplemented
-    return record(SUB, elementwise_result(x - y, x, y, dt), (a, b))
+    except TypeError:  # (NumPy's for two bool arrays)
+        refuse_bool_sub(a, b)
+        raise
+    return record(SUB, elementwise_result(out, x, y, dt), (a, b))
 
 
 @exposes(RSUB, methods=("__rsub__",))
@@ -105,7 +125,7 @@ def rsub(a, number, alpha=1):
     if type(number) is type(a):
         return sub(number, a, alpha=alpha)
     try:
-        x, y, dt = binary(a, number)
+        x, y, dt = binary(a, number, mixed=refuse_bool_sub)
     except NotAnOperand:
         return NotImplemented
     return record(RSUB, finish(y - x * alpha, dt), (a,))
@@ -530,7 +550,8 @@ def _logical(compute, *names):
         except NotAnOperand:
             return NotImplemented
         if dt.kind == "f":
-            raise NotImplementedError(f"\"{compute.__name__}_cpu\" not implemented for 'Float'")
+            raise NotImplementedError(
+                f"\"{compute.__name__}_cpu\" not implemented for '{type_word(dt)}'")
         return type(b if number_first else a)._wrap(
             elementwise_result(compute(x, y), x, y, dt))
     combine.__name__ = combine.__qualname__ = names[0]
@@ -542,12 +563,21 @@ bitwise_or = _logical(np.bitwise_or, "bitwise_or", "__or__", "__ror__")
 bitwise_xor = _logical(np.bitwise_xor, "bitwise_xor", "__xor__", "__rxor__")
 
 
-@exposes(functions=("bitwise_not",), methods=("bitwise_not", "__invert__"), inplace=_BOOL_WRITE)
+@exposes(functions=("bitwise_not",), methods=("bitwise_not",), inplace=_BOOL_WRITE)
 def bitwise_not(a):
+    if a.array.dtype.kind == "f":
+        raise NotImplementedError(
+            f"\"bitwise_not_cpu\" not implemented for '{type_word(a.array.dtype)}'")
+    return type(a)._wrap(np.invert(a.array))
+
+
+@exposes(methods=("__invert__",), inplace=_BOOL_WRITE)
+def invert(a):
+    """`~a`: torch's Tensor.__invert__ refuses a float tensor itself, before bitwise_not."""
     if a.array.dtype.kind == "f":
         raise TypeError(
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-    return type(a)._wrap(np.invert(a.array))
+    return bitwise_not(a)
 
 
 # --- words with no op of their own --------------------------------------------------------------

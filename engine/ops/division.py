@@ -46,9 +46,12 @@ def _refuse_zero_divisor(y, dt) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
-def _operands(a, b, reflected: bool = False):
-    """(x, y, dtype) for `a op b` (`b op a` when reflected), an integer 0 divisor refused."""
+def _operands(a, b, kernel: str, reflected: bool = False):
+    """(x, y, dtype) for `a op b` (`b op a` when reflected): torch's `kernel` refuses two
+    bools, then an integer 0 divisor."""
     x, y, dt = binary(a, b)
+    if dt == np.bool_:
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
     if reflected:
         x, y = y, x
     _refuse_zero_divisor(y, dt)
@@ -73,7 +76,7 @@ def divide_rounded(a, b, rounding_mode: str):
     if quotient is None:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
-    x, y, dt = _operands(a, b)
+    x, y, dt = _operands(a, b, "div_" + rounding_mode)
     return record(DIV_ROUNDED, finish(quotient(x, y), dt), (a, b),
                   {"rounding_mode": rounding_mode})
 
@@ -131,8 +134,8 @@ def record_not_implemented(aten: str, a, b, out):
     return record(NOT_IMPLEMENTED, out, needing, {"aten": aten})
 
 
-def _recorded(scalar_entry, tensor_entry, compute):
-    """The forward of a remainder: `scalar_entry` for a number divisor."""
+def _recorded(scalar_entry, tensor_entry, compute, kernel: str):
+    """The forward of a remainder (torch's `kernel`): `scalar_entry` for a number divisor."""
     def forward(a, b):
         if type(a) in NUMBERS and scalar_entry is REMAINDER_SCALAR:  # torch.remainder(2.0, t)
             if type(b) in NUMBERS or not hasattr(b, "array"):
@@ -140,7 +143,7 @@ def _recorded(scalar_entry, tensor_entry, compute):
                                 f"{type(a).__name__}")
             return rmod(b, a)
         try:
-            x, y, dt = _operands(a, b)
+            x, y, dt = _operands(a, b, kernel)
         except NotAnOperand:
             return NotImplemented
         out = finish(compute(x, y), dt)
@@ -152,16 +155,17 @@ def _recorded(scalar_entry, tensor_entry, compute):
 
 remainder = exposes(REMAINDER_SCALAR, REMAINDER, functions=("remainder",),
                     methods=("remainder", "__mod__"))(
-    _recorded(REMAINDER_SCALAR, REMAINDER, _remainder))
+    _recorded(REMAINDER_SCALAR, REMAINDER, _remainder, "remainder"))
 fmod = exposes(FMOD_SCALAR, FMOD, functions=("fmod",), methods=("fmod",))(
-    _recorded(FMOD_SCALAR, FMOD, np.fmod))
+    _recorded(FMOD_SCALAR, FMOD, np.fmod, "fmod"))
 
 
-def _without_derivative(aten: str, compute, reflected: bool):
-    """The forward of an op torch records as NotImplemented (`reflected`: `number op t`)."""
+def _without_derivative(aten: str, compute, kernel: str, reflected: bool):
+    """The forward of an op torch records as NotImplemented (`reflected`: `number op t`),
+    computed by torch's `kernel`."""
     def forward(a, b):
         try:
-            x, y, dt = _operands(a, b, reflected)
+            x, y, dt = _operands(a, b, kernel, reflected)
         except NotAnOperand:
             return NotImplemented
         first, second = (b, a) if reflected else (a, b)
@@ -171,9 +175,9 @@ def _without_derivative(aten: str, compute, reflected: bool):
 
 
 rmod = exposes(NOT_IMPLEMENTED, methods=("__rmod__",))(
-    _without_derivative("remainder", _remainder, reflected=True))
+    _without_derivative("remainder", _remainder, "remainder", reflected=True))
 floor_divide = exposes(NOT_IMPLEMENTED, functions=("floor_divide",),
                        methods=("floor_divide", "__floordiv__"))(
-    _without_derivative("floor_divide", _floor_quotient, reflected=False))
+    _without_derivative("floor_divide", _floor_quotient, "div_floor", reflected=False))
 rfloordiv = exposes(NOT_IMPLEMENTED, methods=("__rfloordiv__",))(
-    _without_derivative("floor_divide", _floor_quotient, reflected=True))
+    _without_derivative("floor_divide", _floor_quotient, "div_floor", reflected=True))

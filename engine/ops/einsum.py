@@ -14,7 +14,7 @@ from collections import deque
 import numpy as np
 
 from ..graph.nodes import record
-from .operands import dims
+from .operands import dims, is_tensor
 from .linalg import bmm
 from .arith import mul
 from .reduce import sum as sum_
@@ -309,7 +309,12 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    for k, operand in enumerate(operands):
+        if not is_tensor(operand):
+            raise TypeError(f"expected Tensor as element {k} in argument 1, but got "
+                            f"{type(operand).__name__}")
     layout = _Layout(equation, operands)
     aligned, counts = layout.align(operands)
     while len(aligned) > 1:  # left to right, as torch does without opt_einsum

@@ -110,6 +110,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     from ..core.unsupported import Unsupported  # noqa: PLC0415 - an error path
 
+    if getattr(getattr(weight, "array", None), "ndim", 2) != 2:  # (before padding_idx's check)
+        raise RuntimeError("'weight' must be 2-D")
     padding = padding_index(padding_idx, weight.shape[0])
     if max_norm is not None:
         raise Unsupported("torch.nn.functional.embedding with max_norm=")

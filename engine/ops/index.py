@@ -101,6 +101,8 @@ INDEX = op("IndexBackward0",
 @exposes(SELECT, functions=("select",), methods=("select",))
 def select(a, dim, index):
     x = a.array
+    if not x.ndim:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = dims(dim, x.ndim)[0]
     size = x.shape[d]
     if not -size <= index < size:
@@ -172,6 +174,19 @@ def check_item(item) -> None:
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                          "Variables are valid indices (got float)")
     raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+
+
+def check_index_tensors(ndim: int, items) -> None:
+    """torch's refusal of a float tensor among an index's items, after its count of the dims
+    they index (a bool tensor indexes as many as it has)."""
+    arrays = [_tensor_array(i) for i in items]
+    if builtins.all(x is None or x.dtype.kind in "iub" for x in arrays):
+        return
+    counted = builtins.sum(1 if x is None or x.dtype.kind != "b" else x.ndim
+                           for i, x in zip(items, arrays) if i is not None and i is not Ellipsis)
+    if counted > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
 
 def whole(item, size: int) -> bool:
@@ -304,6 +319,7 @@ def getitem(a, index):
         check_item(item)
     check_zero_dim_key(a.array.ndim, index)
     if builtins.any(is_advanced(i) or is_bool_item(i) for i in items):
+        check_index_tensors(a.array.ndim, items)
         return _advanced_index(a, items)
     return basic_index(a, items)
 

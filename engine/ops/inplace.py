@@ -29,10 +29,11 @@ from ..numerics.layout import dense
 from .operands import NotAnOperand, binary, check_broadcast, type_word
 from .shape import expand, expanded_shape, view
 from . import math as ops_math  # noqa: F401 - (its family comes before this one in the registry's order)
-from .arith import add, div, mul, sub
+from .arith import add, div, mul, refuse_bool_sub, sub
 from .index import (
     advanced_key,
     basic_index,
+    check_index_tensors,
     check_item,
     check_masked_fill,
     check_zero_dim_key,
@@ -345,11 +346,28 @@ def check_no_partial_overlap(a, b) -> None:
 _INPLACE_UFUNCS = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.divide}
 
 
+def _computed(fn, a, b, options: dict, floating: bool):
+    """fn(a, b, **options) for `a.fn_(b)`; where its kernel fails (an integer divided by
+    zero), the result's dtype that cannot be written into a is torch's error, which it gives
+    before running the kernel."""
+    try:
+        return fn(a, b, **options)
+    except RuntimeError as exc:
+        if str(exc) != "ZeroDivisionError":
+            raise
+        dt = binary(a, b, floating and options.get("rounding_mode") is None)[2]
+        if not _can_cast(dt, a.array.dtype):
+            raise RuntimeError(f"result type {type_word(dt)} can't be cast to the desired "
+                               f"output type {type_word(a.array.dtype)}") from None
+        raise
+
+
 def inplace_method(fn, name):
     """`a.add_(b)`, `a -= b`, ...: `inplace(a, fn(a, b))`, or, when nothing is recorded, the
     ufunc straight into `a`'s storage (an SGD step's `w -= lr * w.grad`: no temporary)."""
     ufunc = _INPLACE_UFUNCS.get(fn)
     floating = fn is div
+    mixed = refuse_bool_sub if fn is sub else None
 
     signature = inspect.signature(fn)
     operands = tuple(signature.parameters)[:2]  # (a, b), or pow's (a, exponent)
@@ -368,7 +386,7 @@ def inplace_method(fn, name):
                 and not current().grad_enabled and target.flags.writeable \
                 and 0 not in target.strides and (type(b) is not type(a) or b._vc is None):
             try:
-                x, y, dt = binary(a, b, floating)
+                x, y, dt = binary(a, b, floating, mixed)
             except NotAnOperand:
                 return NotImplemented
             if dt == target.dtype and dt.kind == "f" and (type(y) is not np.ndarray
@@ -380,10 +398,10 @@ def inplace_method(fn, name):
             check_no_partial_overlap(a, b)
         if options:  # `add_(b, alpha=2)`: the op's own keywords, under this method's name
             check_result_fits(a, (b, *options.values()))
-            return inplace(a, fn(a, b, **options), checked=True)
+            return inplace(a, _computed(fn, a, b, options, floating), checked=True)
         if type(b) is type(a) or type(b) in NUMBERS:  # (else fn's argument error comes first)
             check_result_fits(a, (b,))
-            return inplace(a, fn(a, b), checked=True)
+            return inplace(a, _computed(fn, a, b, {}, floating), checked=True)
         return inplace(a, fn(a, b))
     method.__name__ = method.__qualname__ = name
     # (the op's parameters, its options keyword-only as they are here: what keywords are placed by)
@@ -621,6 +639,7 @@ def setitem(a, key, value):
     for item in items:
         check_item(item)
     check_zero_dim_key(a.array.ndim, key)
+    check_index_tensors(a.array.ndim, items)
     if key is False:
         return None  # torch writes nothing, and records nothing
     if key is True:

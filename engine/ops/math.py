@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..graph.nodes import record
-from .operands import NotAnOperand, binary, elementwise_result, floating
+from .operands import NotAnOperand, binary, elementwise_result, floating, not_implemented
 from .registry import IN_PLACE, METHOD_IN_PLACE, Check, Family, any_, away_from_zero, positive, unit
 
 family = Family("Elementwise math", inplace=IN_PLACE)
@@ -158,6 +158,8 @@ log10 = _unary(LOG10, in_double(np.log10), "log10")
 @exposes(ABS, functions=("absolute",), methods=("absolute", "__abs__"), inplace=METHOD_IN_PLACE)
 @exposes(ABS, functions=("abs",), methods=("abs",))
 def abs(a):
+    if a.array.dtype == np.bool_:
+        raise not_implemented("abs_cpu", np.bool_)
     return record(ABS, np.abs(a.array), (a,))
 
 
@@ -184,7 +186,11 @@ def _rounding(name, compute):
 
     def forward(a):
         x = a.array
-        return record(entry, compute(x) if x.dtype.kind == "f" else x.copy(), (a,))
+        if x.dtype.kind == "f":
+            return record(entry, compute(x), (a,))
+        if x.dtype == np.bool_:
+            raise not_implemented(f"{name}_vml_cpu", np.bool_)
+        return record(entry, x.copy(), (a,))
     forward.__name__ = forward.__qualname__ = name
     return exposes(entry, functions=(name,), methods=(name,))(forward)
 
@@ -196,7 +202,16 @@ round = _rounding("round", np.round)  # (half to even, as torch rounds)
 
 FRAC = op("FracBackward0", lambda F, g, out, a: g, explain="frac = a - trunc(a): g passes",
           formulas=("∂frac(a)/∂a = 1: g",), check=Check(lambda a: a.frac(), (away_from_zero(3),)))
-frac = _unary(FRAC, lambda x: x - np.trunc(x), "frac")
+def _frac(x):
+    return x - np.trunc(x)
+
+
+@word("frac", _frac)
+@exposes(FRAC, functions=("frac",), methods=("frac",))
+def frac(a):
+    if a.array.dtype.kind != "f":  # (torch's kernel has float versions only)
+        raise not_implemented("frac_cpu", a.array.dtype)
+    return record(FRAC, _frac(a.array), (a,))
 
 
 @exposes(functions=("square",), methods=("square",))

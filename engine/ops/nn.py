@@ -134,6 +134,27 @@ NLL = op("NllLossBackward0",
          check=Check(lambda a: nll_loss(a.log_softmax(1), _classes(a, [0, 2])), (any_(2, 3),)))
 
 
+def _check_nll_shapes(shape: tuple, target: tuple) -> None:
+    """torch's checks of nll_loss's input and target shapes, in its order (an input of more
+    than 2 dims, whose target has its spatial dims too, is not supported here)."""
+    if not shape:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if len(shape) == 1 and len(target) == 1:
+        if target[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target[0]}")
+    elif len(shape) != 1 and shape[0] != (target[0] if target else 0):
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size "
+                         f"({target[0] if target else 0}).")
+    if len(shape) > 2:
+        wanted = [shape[0], *shape[2:]]
+        if list(target) != wanted:
+            raise RuntimeError(f"Expected target size {wanted}, got {list(target)}")
+        raise Unsupported("nll_loss / cross_entropy of an input with more than 2 dims")
+    if len(target) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+
+
 @exposes(NLL, nn=("nll_loss",))
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
@@ -142,9 +163,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise Unsupported("nll_loss / cross_entropy with weight=")
     logp = input.array
     cols = target.array
-    if cols.dtype.kind not in "iu":
+    _check_nll_shapes(logp.shape, cols.shape)
+    if cols.dtype != np.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{type_word(cols.dtype)}")
+    if logp.dtype.kind != "f":
+        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for "
+                                  f"'{type_word(logp.dtype)}'")
     if logp.ndim == 1:
         logp, cols2 = logp[None, :], cols.reshape(1)
     else:
@@ -171,5 +196,5 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     if label_smoothing:
         raise Unsupported("cross_entropy with label_smoothing=")
-    return nll_loss(log_softmax(input, 1 if input.array.ndim > 1 else 0), target, weight,
+    return nll_loss(log_softmax(input, 0 if input.array.ndim == 1 else 1), target, weight,
                     size_average, ignore_index, reduce, reduction)

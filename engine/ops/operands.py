@@ -52,9 +52,11 @@ def cast(x, dt):
     return a if a.dtype == dt else a.astype(dt)
 
 
-def binary(a, b, floating: bool = False):
+def binary(a, b, floating: bool = False, mixed=None):
     """(x, y, dtype): arrays for a binary op on tensor `a` and tensor-or-number `b`, and the
-    dtype of the result; `floating` promotes integer results to the default float."""
+    dtype of the result; `floating` promotes integer results to the default float. `mixed(a,
+    b)` checks operands of dtypes that promote (of one dtype, or a float tensor and a Python
+    int or float, they skip it: the common cases stay fast)."""
     x = a.array
     dt = x.dtype
     kind = type(b)
@@ -67,7 +69,9 @@ def binary(a, b, floating: bool = False):
             return x, y, dt
     elif dt.kind == "f" and (kind is float or kind is int):
         return x, b, dt  # NumPy keeps a Python number weak, as torch does
-    dt = result_dtype(a, b)
+    dt = result_dtype(a, b)  # (NotAnOperand first: `t - None` is Python's TypeError)
+    if mixed is not None:
+        mixed(a, b)
     if floating and dt.kind != "f":
         dt = dtypes.DEFAULT_FLOAT.np
     if kind is type(a) and a.array.shape != b.array.shape:
@@ -185,6 +189,11 @@ _TYPE_WORDS = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Floa
 def type_word(dt) -> str:
     """torch's scalar type name in messages: Float, Long, ..."""
     return _TYPE_WORDS[np.dtype(dt).name]
+
+
+def not_implemented(kernel: str, dt) -> NotImplementedError:
+    """torch's error for a kernel without a version for dtype `dt`."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(dt)}'")
 
 
 _C_TYPES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import random_args as parse
 from ..graph.nodes import record
-from .operands import check_broadcast, is_tensor
+from .operands import check_broadcast, is_tensor, type_word
 from .arith import mul
 from .division import record_not_implemented
 from .inplace import check_inplace, check_internal_overlap, recorded_write
@@ -239,6 +239,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     else:
         noise = type(input)._wrap(np.empty_like(np.asarray(input.array)))
         bernoulli_(noise, 1 - p)
+        if noise.array.dtype.kind != "f":  # (torch's noise.div_(1 - p) into the input's dtype)
+            raise RuntimeError("result type Float can't be cast to the desired output type "
+                               f"{type_word(noise.array.dtype)}")
         np.divide(noise.array, noise.array.dtype.type(1 - p), out=noise.array)
     if inplace:
         return write_in_place(input, mul(input, noise))

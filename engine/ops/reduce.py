@@ -422,17 +422,19 @@ def min(a, dim=None, keepdim=False, *, axis=None):
 @exposes(functions=("argmax",), methods=("argmax",))
 def argmax(a, dim=None, keepdim=False, *, axis=None):
     dim = dim if axis is None else axis  # numpy's name, which torch takes too
-    return _arg_extreme(np.argmax, a, dim, keepdim)
+    return _arg_extreme(np.argmax, a, dim, keepdim, "argmax")
 
 
 @exposes(functions=("argmin",), methods=("argmin",))
 def argmin(a, dim=None, keepdim=False, *, axis=None):
     dim = dim if axis is None else axis  # numpy's name, which torch takes too
-    return _arg_extreme(np.argmin, a, dim, keepdim)
+    return _arg_extreme(np.argmin, a, dim, keepdim, "argmin")
 
 
-def _arg_extreme(pick, a, dim, keepdim):
+def _arg_extreme(pick, a, dim, keepdim, name: str):
     x = a.array
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         out = np.asarray(pick(x.reshape(-1)), dtype=np.int64)
         return type(a)._wrap(out.reshape((1,) * x.ndim) if keepdim else out)
