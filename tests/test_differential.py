@@ -46,7 +46,7 @@ from autodiff.interpreter.reference import (
     torch_available,
 )
 
-N_PROGRAMS = int(os.environ.get("DIFF_PROGRAMS", "1000"))  # (CI: both tiers within 20 min)
+N_PROGRAMS = int(os.environ.get("DIFF_PROGRAMS", "1500"))
 BASE_SEED = int(os.environ.get("DIFF_SEED", "20240611"))
 CHOSEN_SEEDS = [int(s) for s in os.environ.get("DIFF_SEEDS", "").split(",") if s.strip()]
 BATCH = 250  # programs per torch subprocess
