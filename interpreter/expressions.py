@@ -15,6 +15,7 @@ from autodiff.text.diagnostics import EXIT_LIMIT, EXIT_RUNTIME, EXIT_SYNTAX, TgE
 from autodiff.parser.precedence import MAX_EXPR_DEPTH
 
 from . import bounds, reserve
+from .pybuiltins import missing_builtin
 from .sandbox import Refused, attribute_reader
 from .scopes import MODULE, OUTER, Scope, module_scope
 
@@ -149,7 +150,8 @@ def compile_Name(node: ast.Node, cx: Context) -> Eval:
             try:
                 return B[name]
             except KeyError:
-                raise runtime_error(NameError(f"name '{name}' is not defined"), node, filename) from None
+                raise runtime_error(missing_builtin(name) or NameError(f"name '{name}' is not defined"),
+                                    node, filename) from None
     if where != "class":
         return ev_global
     fallback = cx.scope.enclosing(name)  # a class body reads its own namespace first

@@ -312,10 +312,11 @@ def generator_body(body: tuple, cx: Context, qualname: str) -> Callable[[dict], 
 
 def close_generators(rt: Runtime, names: dict) -> None:
     """The program's end: each generator it left suspended is closed, as CPython 3.11 closes
-    them when a script ends: first those a global names (itself, or as an attribute of an
-    object of the program's classes), in the globals' order; then those in a list, tuple or
-    dict a global names, the last item first; then the rest, oldest first. An error of one
-    is ignored, as Python's is."""
+    them when a script ends (run without site hooks, which can reorder it): first those a
+    global names itself, in the globals' order; then, again in the globals' order, those a
+    global holds: a list's or tuple's last item first, a dict's or an object's (of the
+    program's classes) attributes in their order; then the rest, oldest first. An error of
+    one is ignored, as Python's is."""
     direct: list = []
     held: list = []
     for value in list(names.values()):
@@ -324,11 +325,11 @@ def close_generators(rt: Runtime, names: dict) -> None:
         elif type(value) in (list, tuple):
             held.extend(v for v in reversed(value) if type(v) is ProgramGenerator)
         elif type(value) is dict:
-            held.extend(v for v in reversed(value.values()) if type(v) is ProgramGenerator)
+            held.extend(v for v in value.values() if type(v) is ProgramGenerator)
         elif any(type(value) is made for made in rt.classes):
             attributes = getattr(value, "__dict__", None)
             if type(attributes) is dict:
-                direct.extend(v for v in attributes.values() if type(v) is ProgramGenerator)
+                held.extend(v for v in attributes.values() if type(v) is ProgramGenerator)
     started = [ref() for ref in list(rt.generators.values())]
     for generator in direct + held + [g for g in started if g is not None]:
         try:

@@ -414,7 +414,7 @@ def _attribute_called(m: re.Match, cx: Context) -> str | None:
 @rule("ImportError", r"not supported by autodiff")
 @rule("AttributeError", r"not supported by autodiff")
 def _unsupported(m: re.Match, cx: Context) -> str | None:
-    return _("autodiff does not support this yet (PyTorch does): it is a limit of this tool, "
+    return _("autodiff does not support this yet (Python or PyTorch has it): it is a limit of this tool, "
              "not a mistake in the program. docs/language.md (\"Not supported\") lists what .tg "
              "programs cannot use.")
 

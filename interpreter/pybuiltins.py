@@ -18,15 +18,17 @@ from autodiff.engine.core.unsupported import Unsupported
 from . import bounds
 
 _PLAIN = ("sorted", "reversed", "any", "all", "divmod", "iter", "next", "dict", "set", "repr",
-          "format")
+          "format", "chr", "ord", "hex", "bin", "oct", "ascii", "callable", "hash", "frozenset")
 # Builtins a program may name that stop it as unsupported (nowhere a valid .tg program)
 UNSUPPORTED_BUILTINS = ("classmethod", "property")
-# The exception classes a program can name, for `except` and `raise`.
-EXCEPTIONS = {name: getattr(_py, name) for name in (
-    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "ImportError",
-    "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError",
-    "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "TypeError",
-    "UnboundLocalError", "ValueError", "ZeroDivisionError")}
+# Python's constants, plain values
+_CONSTANTS = ("Ellipsis", "NotImplemented")
+# The exception and warning classes a program can name, for `except` and `raise`: every one
+# of Python's but the three that end a process rather than report an error.
+_PROCESS_EXITS = ("SystemExit", "KeyboardInterrupt", "GeneratorExit")
+EXCEPTIONS = {name: value for name, value in vars(_py).items()
+              if isinstance(value, type) and issubclass(value, BaseException)
+              and name not in _PROCESS_EXITS}
 
 
 class TypeView:
@@ -185,8 +187,19 @@ class StandInClass(TypeView):
         raise Unsupported(f"{self.display}() {self.where}".rstrip())
 
 
+def issubclass_(cls: Any, classinfo: Any) -> bool:
+    """`issubclass`, where a class the program holds may be a view of an engine class."""
+    if isinstance(cls, TypeView):
+        cls = cls.cls
+    return _py.issubclass(cls, classinfo)
+
+
+issubclass_.__name__ = issubclass_.__qualname__ = "issubclass"
+
+
 def _python_builtins() -> dict[str, Any]:
-    table = {name: getattr(_py, name) for name in _PLAIN}
+    table = {name: getattr(_py, name) for name in _PLAIN + _CONSTANTS}
+    table["issubclass"] = builtin("issubclass", issubclass_)
     table.update(bounds.NESTING)  # map filter zip enumerate
     table.update(EXCEPTIONS)
     table["type"] = python_type(type)  # the class `type`, whose call is `python_type`
@@ -200,3 +213,11 @@ def _python_builtins() -> dict[str, Any]:
 
 
 PYTHON_BUILTINS = _python_builtins()  # stateless: one table serves every run
+
+
+def missing_builtin(name: str) -> Unsupported | None:
+    """The error for a name Python's builtins have and the language does not (`eval`, `input`):
+    a limit of autodiff, not a misspelt name; None for a name Python lacks too."""
+    if name.startswith("_") or not hasattr(_py, name):
+        return None
+    return Unsupported(f"{name}()" if callable(getattr(_py, name)) else name)

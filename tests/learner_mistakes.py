@@ -240,14 +240,14 @@ MISTAKES = [  # (name, program after `import torch`, exit code, stdout, stderr)
      'unsupported_linalg.tg:3:5: NotImplementedError: torch.linalg.inv is not supported by autodiff\n'
      '    B = torch.linalg.inv(A)\n'
      '        ^^^^^^^^^^^^^^^^^^^\n'
-     'hint: autodiff does not support this yet (PyTorch does): it is a limit of this tool, not a mistake in the program. docs/language.md ("Not supported") lists what .tg programs cannot use.\n'),
+     'hint: autodiff does not support this yet (Python or PyTorch has it): it is a limit of this tool, not a mistake in the program. docs/language.md ("Not supported") lists what .tg programs cannot use.\n'),
     ('unsupported_optimizer',
      'import torch.optim as optim\nw = torch.ones(2, requires_grad=True)\nopt = optim.LBFGS([w])\n',
      2, '',
      'unsupported_optimizer.tg:4:7: NotImplementedError: torch.optim.LBFGS is not supported by autodiff\n'
      '    opt = optim.LBFGS([w])\n'
      '          ^^^^^^^^^^^^^^^^\n'
-     'hint: autodiff does not support this yet (PyTorch does): it is a limit of this tool, not a mistake in the program. docs/language.md ("Not supported") lists what .tg programs cannot use.\n'),
+     'hint: autodiff does not support this yet (Python or PyTorch has it): it is a limit of this tool, not a mistake in the program. docs/language.md ("Not supported") lists what .tg programs cannot use.\n'),
     ('cuda_device',
      'x = torch.ones(2, requires_grad=True)\ny = x.cuda()\n',
      1, '',
@@ -446,12 +446,12 @@ CHINESE = {  # name -> stderr
         'unsupported_linalg.tg:3:5: NotImplementedError: torch.linalg.inv is not supported by autodiff\n'
         '    B = torch.linalg.inv(A)\n'
         '        ^^^^^^^^^^^^^^^^^^^\n'
-        '提示：autodiff 还不支持这个功能（PyTorch 支持）：这是本工具的限制，不是程序写错了。docs/language.md 的“Not supported”一节列出了 .tg 程序还不能用的功能。\n',
+        '提示：autodiff 还不支持这个功能（Python 或 PyTorch 有）：这是本工具的限制，不是程序写错了。docs/language.md 的“Not supported”一节列出了 .tg 程序还不能用的功能。\n',
     'unsupported_optimizer':
         'unsupported_optimizer.tg:4:7: NotImplementedError: torch.optim.LBFGS is not supported by autodiff\n'
         '    opt = optim.LBFGS([w])\n'
         '          ^^^^^^^^^^^^^^^^\n'
-        '提示：autodiff 还不支持这个功能（PyTorch 支持）：这是本工具的限制，不是程序写错了。docs/language.md 的“Not supported”一节列出了 .tg 程序还不能用的功能。\n',
+        '提示：autodiff 还不支持这个功能（Python 或 PyTorch 有）：这是本工具的限制，不是程序写错了。docs/language.md 的“Not supported”一节列出了 .tg 程序还不能用的功能。\n',
     'cuda_device':
         'cuda_device.tg:3:5: AssertionError: Torch not compiled with CUDA enabled\n'
         '    y = x.cuda()\n'

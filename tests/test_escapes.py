@@ -33,7 +33,7 @@ FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "ex
                    "globals()", "vars()", "locals()", "type(t).__dict__", "dir(t)", "input()",
                    "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
                    "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "getattr(t, '_grad')",
-                   "classmethod(len)", "staticmethod(len)", "property()", "hash(t)",
+                   "classmethod(len)", "staticmethod(len)", "property()",
                    "setattr(t, '__class__', int)", "getattr(t, '__dict__')", "getattr(t, 'tg_type_name')",
                    "setattr(torch, 'ones', print)", "getattr(t.__class__, '__subclasses__')()"]
 IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
@@ -75,7 +75,7 @@ TRY_EXCEPT = ["1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__traceback__)
               "raise SystemExit\nexcept NameError:\n    raise",
               "1 / 0\nexcept ZeroDivisionError as e:\n    print(e.args.__class__.__init__)"]
 RAISES = ["raise SystemExit(0)", "raise KeyboardInterrupt", "raise GeneratorExit",
-          "raise BaseException('x')", "raise t.__class__", "raise ValueError.__base__"]
+          "raise t.__class__", "raise ValueError.__base__"]
 DELETIONS = ["del t.grad", "del torch.tensor", "del math.pi", "del t.__class__", "del print",
              "del f.__code__"]
 SCOPES = ["def g():\n    global __builtins__\n    return __builtins__\nprint(g())",
