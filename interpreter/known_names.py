@@ -86,9 +86,33 @@ def stand_in(obj: Any, name: str) -> NotSupportedName | None:
     return NotSupportedName(f"{module}.{name}")
 
 
+def _owner(obj: Any) -> str | None:
+    """The PyTorch (NumPy) class whose names `obj` answers for: its class's own
+    `_tg_known_as`, or the PyTorch class the nearest engine class in its MRO stands for (a
+    program's nn.Module subclass answers for nn.Module's names)."""
+    kind = type(obj)
+    owner = getattr(kind, "_tg_known_as", None)
+    if owner is not None:
+        return owner
+    from .torch_names import OWNERS  # noqa: PLC0415 - only on this error path
+
+    for cls in kind.__mro__:
+        module = vars(cls).get("__module__")
+        if isinstance(module, str) and module.startswith("autodiff."):
+            found = OWNERS.get(f"{module}.{cls.__qualname__}")
+            if found is not None:
+                return found
+    return None
+
+
 def unsupported_attribute(obj: Any, name: str) -> Unsupported | None:
-    """`t.register_hook`: a method PyTorch's tensors (NumPy's arrays) have and ours lack."""
-    owner = getattr(type(obj), "_tg_known_as", None)
+    """`t.register_hook`, `model.register_forward_hook`: a name PyTorch's object (NumPy's
+    array) has and ours lacks."""
+    owner = _owner(obj)
     if owner is None or name.startswith("_") or not known(owner, name):
         return None
-    return unsupported(f"{owner.rsplit('.', 1)[-1]}.{name}" if owner == "torch.Tensor" else f"{owner}.{name}")
+    if owner == "torch.Tensor":
+        return unsupported(f"Tensor.{name}")
+    if owner.startswith("torch.") and owner != "torch.dtype":  # `Module.register_forward_hook`
+        return unsupported(f"{owner.rsplit('.', 1)[-1]}.{name}")
+    return unsupported(f"{owner}.{name}")
