@@ -90,7 +90,7 @@ def _owner(obj: Any) -> str | None:
     """The PyTorch (NumPy) class whose names `obj` answers for: its class's own
     `_tg_known_as`, or the PyTorch class the nearest engine class in its MRO stands for (a
     program's nn.Module subclass answers for nn.Module's names)."""
-    kind = type(obj)
+    kind = obj if isinstance(obj, type) else type(obj)  # (a class answers for its own names)
     owner = getattr(kind, "_tg_known_as", None)
     if owner is not None:
         return owner
