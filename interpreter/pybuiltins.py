@@ -20,7 +20,7 @@ from . import bounds
 _PLAIN = ("sorted", "reversed", "any", "all", "divmod", "iter", "next", "dict", "set", "repr",
           "format", "chr", "ord", "hex", "bin", "oct", "ascii", "callable", "hash", "frozenset")
 # Builtins a program may name that stop it as unsupported (nowhere a valid .tg program)
-UNSUPPORTED_BUILTINS = ("classmethod", "property")
+UNSUPPORTED_BUILTINS = ()
 # Python's constants, plain values
 _CONSTANTS = ("Ellipsis", "NotImplemented")
 # The exception and warning classes a program can name, for `except` and `raise`: every one
@@ -207,8 +207,9 @@ def _python_builtins() -> dict[str, Any]:
     table["id"], table["slice"] = _py.id, _py.slice  # (an address; a plain record)
     table["super"] = StandInClass(super, "outside super().NAME(...) in a method")
     table["staticmethod"] = StandInClass(staticmethod, "outside @staticmethod in a class body")
-    table["classmethod"] = StandInClass(classmethod)
-    table["property"] = StandInClass(property)
+    # Python's own: they take effect only in a class's dict, and a program makes classes only
+    # with `class` statements (a property's getter and setter are the program's functions)
+    table["classmethod"], table["property"] = classmethod, property
     return table
 
 

@@ -69,6 +69,7 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
                     "difference", "copy", "clear"}),
 }
 BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
+BUILTIN_PUBLIC[property] = frozenset({"setter", "getter", "deleter"})  # `@v.setter`
 BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
 _EXCEPTION_PUBLIC = frozenset({"args"})
 _STOP_ITERATION_PUBLIC = _EXCEPTION_PUBLIC | {"value"}  # a generator's return value

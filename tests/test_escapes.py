@@ -33,7 +33,8 @@ FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "ex
                    "globals()", "vars()", "locals()", "type(t).__dict__", "dir(t)", "input()",
                    "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
                    "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "getattr(t, '_grad')",
-                   "classmethod(len)", "staticmethod(len)", "property()",
+                   "classmethod(len).__func__", "staticmethod(len)", "property(print).fget",
+                   "property(print).__get__(1)", "property(print).setter(print).fset",
                    "setattr(t, '__class__', int)", "getattr(t, '__dict__')", "getattr(t, 'tg_type_name')",
                    "setattr(torch, 'ones', print)", "getattr(t.__class__, '__subclasses__')()"]
 IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
@@ -87,7 +88,8 @@ TYPES = ["type(t).__mro__", "type(1).__subclasses__()", "type('X', (), {})",
          "type(f).__code__", "type(t.grad_fn).__init__", "type(math).__dict__",
          "type(y.grad_fn).op"]
 DECORATORS = ["@print.__self__\ndef g():\n    pass", "@staticmethod\ndef g():\n    pass",
-              "@property\ndef g():\n    pass", "@classmethod\ndef g():\n    pass",
+              "@property\ndef g():\n    pass\nprint(g.fget)",
+              "@classmethod\ndef g():\n    pass\nprint(g.__func__)",
               "@torch.no_grad()\ndef g():\n    return 1\nprint(g.__wrapped__)",
               "@torch.no_grad\ndef g():\n    return 1\nprint(g.__closure__)",
               "torch.inference_mode().__enter__", "torch.no_grad.__new__"]

@@ -41,9 +41,11 @@ def own_attribute(obj, name: str) -> bool:
 
 
 def settable_attribute(obj, name: str) -> bool:
-    """The sandbox's `_tg_writable` for those instances: any public name but a method's."""
-    return (not name.startswith("_") or program_private(obj, name)) and \
+    """The sandbox's `_tg_writable` for those instances: any public name but a method's (a
+    property's setter runs, or Python says it has none)."""
+    return (not name.startswith("_") or program_private(obj, name)) and (
         not class_callable(type(obj), name)
+        or isinstance(inspect.getattr_static(type(obj), name, None), property))
 
 
 def class_callable(cls: type, name: str) -> bool:
