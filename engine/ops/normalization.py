@@ -16,8 +16,8 @@ run on 8-float AVX2 vectors, the C compiler fusing a*b + c in vector code):
   each sample's plane summed in vectors of 8, the 8 lanes folded as a tree), then
   dx = (g - Σg/N - (x - mean)·k)·invstd·w with k = Σ(x - mean)g·invstd²/N (fused in the
   vector part of a row, not in its scalar tail).
-- layer_norm: each row's mean and variance by Welford's method, in NumPy's float order here
-  (torch's vectorised Welford is not reproduced: its last bits may differ).
+- layer_norm: each row's mean and variance by torch's vectorised Welford (RowwiseMoments),
+  the output (x - mean)·rstd·w + b (the last two fused); its backward is in NumPy's order.
 
 Under create_graph the gradients are composed of ordinary ops (torch's double backward is one
 node of its own, NativeBatchNormBackwardBackward0, which is not reproduced).
@@ -174,6 +174,8 @@ def _batch_norm_backward_array(g, x, w, mean, invstd, running_var, training, eps
         invstd = (1.0 / np.sqrt(running_var.astype(np.float64) + eps)).astype(dt)
     ones = np.ones(c, dt)
     weight = ones if w is None else w
+    if _expanded(g) or not x.flags.c_contiguous:
+        return _strided_backward(g, x, weight, mean, invstd, training, which)
     if x.size // (x.shape[0] * c) == 1:  # (N, C)
         rows, grows = x.reshape(-1, c), g.reshape(-1, c)
         centred = rows - mean
@@ -212,6 +214,38 @@ def _batch_norm_backward_array(g, x, w, mean, invstd, running_var, training, eps
     dx = fma(-xm, np.broadcast_to(k.reshape(shape), x.shape),
              g - grad_mean.reshape(shape))
     return np.asarray(dx, dt).reshape(x.shape) * invstd.reshape(shape) * weight.reshape(shape)
+
+
+def _expanded(g: np.ndarray) -> bool:
+    """Whether torch's gradient here would be an expanded one (the gradient of a sum or a
+    mean, whose strides are 0): the engine materialises those, so a gradient with one value
+    everywhere is taken for one (a contiguous one made by hand is then taken the other way)."""
+    if not g.flags.c_contiguous:
+        return True
+    return g.size > 1 and bool((g.reshape(-1) == g.reshape(-1)[0]).all())
+
+
+def _strided_backward(g, x, weight, mean, invstd, training, which):
+    """torch's generic backward (a gradient or input not contiguous, as the expanded gradient
+    of a sum): Σg and Σ(x - mean)·g one element after another in double, then elementwise
+    kernels that round each step."""
+    dt = x.dtype
+    n = x.size // x.shape[1]
+    shape = _channel_shape(x)
+    centred = x - mean.reshape(shape)
+    planes, gplanes = _planes(np.ascontiguousarray(centred)), _planes(np.ascontiguousarray(g))
+    total = _sequential_double(gplanes)
+    dotp = _sequential_double(planes * gplanes)
+    if which == "bias":
+        return total.astype(dt)
+    if which == "weight":
+        return (dotp * invstd).astype(dt)
+    if not training:
+        return g * invstd.reshape(shape) * weight.reshape(shape)
+    k = dotp.astype(dt) * invstd * invstd / dt.type(n)
+    grad_mean = (total / n).astype(dt)
+    dx = g - grad_mean.reshape(shape) - centred * k.reshape(shape)
+    return dx * invstd.reshape(shape) * weight.reshape(shape)
 
 
 def _dot_planes(centred, gplanes, fma):
@@ -375,33 +409,113 @@ def _layer_axes(x: np.ndarray, normalized_shape: tuple) -> tuple:
     return tuple(range(x.ndim - len(normalized_shape), x.ndim))
 
 
+def _add_moments(add, into, fma):
+    """torch's AddMoments: the (count, mean, M2) `add` merged into `into`."""
+    count_add, mean_add, m2_add = add
+    count, mean, m2 = into
+    total = count + count_add
+    dt = mean.dtype.type
+    c = dt(0) if total == 0 else dt(count_add) / dt(total)
+    delta = mean_add - mean
+    return (total, fma(np.full_like(delta, c), delta, mean),
+            m2 + fma(delta * delta * c, np.full_like(delta, dt(count)), m2_add))
+
+
+def _row_moments(rows: np.ndarray):
+    """Each row's mean and variance as torch's RowwiseMoments: Welford's method on vectors of
+    8 lanes (chunks of 16 vectors merged as a binary counter), the scalar tail, then the
+    lanes merged into it (fused where the vector code is)."""
+    dt = rows.dtype
+    fma = lambda a, b, c: np.asarray(_fma(dt)(a, b, c), dt)  # noqa: E731
+    m, n_all = rows.shape
+    n = n_all // _LANES
+    chunks = -(-n // 16)
+    depth = int(np.ceil(np.log2(chunks))) if chunks > 1 else 0
+    zero = np.zeros((m, _LANES), dt)
+    stack = [(0, zero, zero) for _ in range(max(depth, 1))]
+    for i in range(chunks):
+        size = min(16, n - i * 16)
+        mean, m2 = zero, zero
+        for j in range(size):
+            x = rows[:, (i * 16 + j) * _LANES:(i * 16 + j + 1) * _LANES]
+            delta = x - mean
+            mean = fma(delta, np.full_like(delta, dt.type(1) / dt.type(j + 1)), mean)
+            m2 = fma(delta, x - mean, m2)
+        stack[0] = _add_moments((size, mean, m2), stack[0], fma)
+        mask, j = i + 1, 1
+        while j < depth and mask & 1 == 0:
+            stack[j] = _add_moments(stack[j - 1], stack[j], fma)
+            stack[j - 1] = (0, zero, zero)
+            mask >>= 1
+            j += 1
+    for j in range(1, depth):
+        stack[0] = _add_moments(stack[j], stack[0], fma)
+    count, mean, m2 = 0, np.zeros(m, dt), np.zeros(m, dt)
+    for i in range(n * _LANES, n_all):  # (scalar code: not fused)
+        x = rows[:, i]
+        delta = x - mean
+        count += 1
+        mean = mean + delta / dt.type(count)
+        m2 = m2 + delta * (x - mean)
+    vectors = (n, stack[0][1], stack[0][2])
+    for lane in range(_LANES):
+        count, mean, m2 = _add_moments((vectors[0], vectors[1][:, lane], vectors[2][:, lane]),
+                                       (count, mean, m2), fma)
+    return mean, m2 / dt.type(n_all)
+
+
 def _layer_norm_array(x, w, b, axes, eps):
     dt = x.dtype
-    mean = np.mean(x, axis=axes, keepdims=True, dtype=dt)
-    centred = x - mean
-    var = np.mean(centred * centred, axis=axes, keepdims=True, dtype=dt)
+    k = len(axes)
+    lead = x.shape[:x.ndim - k]
+    rows = np.ascontiguousarray(x).reshape(int(np.prod(lead, dtype=np.int64)), -1)
+    mean, var = _row_moments(rows) if rows.size else (np.zeros(rows.shape[0], dt),) * 2
     rstd = dt.type(1) / np.sqrt(var + dt.type(eps))
-    fma = _fma(dt)
-    out = fma(x, np.broadcast_to(rstd, x.shape), np.broadcast_to(-mean * rstd, x.shape))
+    shape = lead + (1,) * k
+    mean, rstd = mean.reshape(shape), rstd.reshape(shape)
+    out = (x - mean) * rstd
     if w is not None or b is not None:
-        scale = np.ones(x.shape[len(x.shape) - len(axes):], dt) if w is None else w
+        scale = np.ones(x.shape[x.ndim - k:], dt) if w is None else w
         shift = np.zeros(scale.shape, dt) if b is None else b
-        out = fma(np.asarray(out, dt), np.broadcast_to(scale, x.shape),
-                  np.broadcast_to(shift, x.shape))
+        out = _fma(dt)(out, np.broadcast_to(scale, x.shape), np.broadcast_to(shift, x.shape))
     return np.asarray(out, dt).reshape(x.shape), mean, rstd
 
 
 def _layer_norm_backward_array(g, x, w, mean, rstd, axes, eps, which):
+    """dx in NumPy's order; dw and db as torch's kernel: Σ over rows, the rows split between
+    its threads, each adding g·(rstd·x - rstd·mean) row after row (fused), in float."""
     dt = x.dtype
-    lead = tuple(range(x.ndim - len(axes)))
+    fma = _fma(dt)
+    k = len(axes)
+    if which in ("weight", "bias"):
+        rows = np.ascontiguousarray(x).reshape(-1, int(np.prod(x.shape[x.ndim - k:])))
+        grows = np.ascontiguousarray(g).reshape(rows.shape)
+        if which == "bias":
+            terms = grows
+            total = _float_thread_sums(rows.shape[0], lambda i, acc: acc + terms[i], rows)
+        else:
+            a = rstd.reshape(-1, 1)
+            terms = np.asarray(fma(np.broadcast_to(a, rows.shape), rows,
+                                   np.broadcast_to(-a * mean.reshape(-1, 1), rows.shape)), dt)
+            total = _float_thread_sums(rows.shape[0],
+                                       lambda i, acc: fma(grows[i], terms[i], acc), rows)
+        return np.asarray(total, dt).reshape(x.shape[x.ndim - k:])
     xhat = (x - mean) * rstd
-    if which == "bias":
-        return np.sum(g, axis=lead, dtype=dt) if lead else g.copy()
-    if which == "weight":
-        return np.sum(g * xhat, axis=lead, dtype=dt) if lead else g * xhat
     gw = g if w is None else g * w
     return rstd * (gw - np.mean(gw, axis=axes, keepdims=True, dtype=dt)
                    - xhat * np.mean(gw * xhat, axis=axes, keepdims=True, dtype=dt))
+
+
+def _float_thread_sums(n_rows, term, rows):
+    """Σ term over rows per thread (row after row), then the thread sums added, all in the
+    rows' dtype."""
+    total = np.zeros(rows.shape[1], rows.dtype)
+    for begin, end in _thread_rows(n_rows):
+        acc = np.zeros(rows.shape[1], rows.dtype)
+        for i in range(begin, end):
+            acc = np.asarray(term(i, acc), rows.dtype)
+        total = total + acc
+    return total
 
 
 def _ln_backward_tensor(g, x, w, mean, rstd, axes, eps, which):
