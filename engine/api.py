@@ -19,6 +19,7 @@ from .nn import (
     conv as nn_conv,
     embedding as nn_embedding,
     layers as nn_layers,
+    normalization as nn_normalization,
     utils as nn_utils,
 )
 from .optim import lr_scheduler, optimizers as optim
@@ -161,7 +162,8 @@ nn = make_namespace("torch.nn", {"functional": functional,
                                  "init": make_namespace("torch.nn.init", init.FUNCTIONS),
                                  "utils": make_namespace("torch.nn.utils", nn_utils.FUNCTIONS),
                                  "Parameter": Parameter, **nn_layers.MODULES,
-                                 **nn_embedding.MODULES, **nn_conv.MODULES})
+                                 **nn_embedding.MODULES, **nn_conv.MODULES,
+                                 **nn_normalization.MODULES})
 optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))

@@ -1003,6 +1003,32 @@ NAMES = {
         "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
         "training type xpu zero_grad "
     ),
+    "torch.nn.modules.batchnorm.BatchNorm1d": (
+        "T_destination add_module affine apply bfloat16 bias buffers call_super_init children "
+        "compile cpu cuda double dump_patches eps eval extra_repr float forward get_buffer "
+        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules momentum "
+        "mtia named_buffers named_children named_modules named_parameters num_batches_tracked "
+        "num_features parameters register_backward_hook register_buffer register_forward_hook "
+        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
+        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
+        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
+        "requires_grad_ reset_parameters reset_running_stats running_mean running_var "
+        "set_extra_state set_submodule share_memory state_dict to to_empty track_running_stats "
+        "train training type weight xpu zero_grad "
+    ),
+    "torch.nn.modules.batchnorm.BatchNorm2d": (
+        "T_destination add_module affine apply bfloat16 bias buffers call_super_init children "
+        "compile cpu cuda double dump_patches eps eval extra_repr float forward get_buffer "
+        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules momentum "
+        "mtia named_buffers named_children named_modules named_parameters num_batches_tracked "
+        "num_features parameters register_backward_hook register_buffer register_forward_hook "
+        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
+        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
+        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
+        "requires_grad_ reset_parameters reset_running_stats running_mean running_var "
+        "set_extra_state set_submodule share_memory state_dict to to_empty track_running_stats "
+        "train training type weight xpu zero_grad "
+    ),
     "torch.nn.modules.container.ModuleDict": (
         "T_destination a add_module apply bfloat16 buffers call_super_init children clear "
         "compile cpu cuda double dump_patches eval extra_repr float forward get_buffer "
@@ -1258,6 +1284,18 @@ NAMES = {
         "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
         "training type xpu zero_grad "
     ),
+    "torch.nn.modules.normalization.LayerNorm": (
+        "T_destination add_module apply bfloat16 bias buffers call_super_init children compile "
+        "cpu cuda double dump_patches elementwise_affine eps eval extra_repr float forward "
+        "get_buffer get_extra_state get_parameter get_submodule half ipu load_state_dict modules "
+        "mtia named_buffers named_children named_modules named_parameters normalized_shape "
+        "parameters register_backward_hook register_buffer register_forward_hook "
+        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
+        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
+        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
+        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
+        "to to_empty train training type weight xpu zero_grad "
+    ),
     "torch.nn.modules.pooling.AdaptiveAvgPool2d": (
         "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
         "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
@@ -1504,6 +1542,9 @@ OWNERS = {
     "autodiff.engine.nn.layers.Sequential": "torch.nn.modules.container.Sequential",
     "autodiff.engine.nn.layers.SmoothL1Loss": "torch.nn.modules.loss.SmoothL1Loss",
     "autodiff.engine.nn.module.Module": "torch.nn.modules.module.Module",
+    "autodiff.engine.nn.normalization.BatchNorm1d": "torch.nn.modules.batchnorm.BatchNorm1d",
+    "autodiff.engine.nn.normalization.BatchNorm2d": "torch.nn.modules.batchnorm.BatchNorm2d",
+    "autodiff.engine.nn.normalization.LayerNorm": "torch.nn.modules.normalization.LayerNorm",
     "autodiff.engine.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.CosineAnnealingLR",
     "autodiff.engine.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.ExponentialLR",
     "autodiff.engine.optim.lr_scheduler.LRScheduler": "torch.optim.lr_scheduler.LRScheduler",

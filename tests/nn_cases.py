@@ -814,6 +814,11 @@ MODULE_FORMS: dict[str, tuple] = {
     "ReLU6": ("nn.ReLU6()", f"({_X},)"),
     "Embedding": ("nn.Embedding(5, 2, padding_idx=0)", "(torch.tensor([[0, 3], [4, 3]]),)",
                   "m(*inputs) * 1"),
+    "BatchNorm1d": ("nn.BatchNorm1d(3)", "(torch.randn(4, 3, requires_grad=True),)"),
+    "BatchNorm2d": ("nn.BatchNorm2d(2, momentum=None)",
+                    "(torch.randn(2, 2, 3, 3, requires_grad=True),)"),
+    # (an input without grad: layer norm's input gradient is not torch's to the last bit)
+    "LayerNorm": ("nn.LayerNorm((2, 3))", "(torch.randn(4, 2, 3),)"),
     "Conv1d": ("nn.Conv1d(2, 3, 3, padding=1)", "(torch.randn(1, 2, 5, requires_grad=True),)"),
     "Conv2d": ("nn.Conv2d(2, 3, 3, stride=2)", f"({_IMAGE},)"),
     "MaxPool2d": ("nn.MaxPool2d(2, stride=1)", f"({_IMAGE},)"),

@@ -33,6 +33,7 @@ from ..ops import (
 )
 from ..ops import logical as ops_logical, new as ops_new, pieces as ops_pieces, stats as ops_stats  # (after the families their rules build on)
 from ..ops import arrange as ops_arrange, conv as ops_conv, embedding as ops_embedding  # (built on pieces, logic and shapes)
+from ..ops import normalization as ops_normalization
 from ..ops.operands import c_type_word, check_sizes, data_as, infer_array, sum_to, type_word
 from ..core.session import check_allocation
 from ..core.session import current as current_session
@@ -43,7 +44,7 @@ from ..ops.registry import FAMILIES, Rules
 FAMILY_MODULES = (ops_arith, ops_division, ops_math, ops_reduce, ops_cumulative, ops_shape,
                   ops_index, ops_linalg, ops_einsum, ops_activation, ops_nn, ops_losses,
                   ops_inplace, ops_random, ops_stats, ops_logical, ops_pieces, ops_new, ops_arrange,
-                  ops_conv, ops_embedding, hooks)
+                  ops_conv, ops_embedding, ops_normalization, hooks)
 
 
 _INT64 = 1 << 63
