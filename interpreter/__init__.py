@@ -9,6 +9,7 @@ run through its set-up and `execute`.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 from typing import Any, TextIO
@@ -110,6 +111,8 @@ class Program:
         self.modules.setdefault("math", MathNamespace())
         self.builtins.clear()
         self.builtins.update(make_builtins(self.rt))
+        if not self.filename.startswith("<"):  # a script's __file__: its absolute path (3.9+)
+            self.builtins["__file__"] = os.path.abspath(self.filename)
         self.watch(None)
         self.globals.clear()
         self.globals["torch"] = self.modules.get("torch")  # the contract prepends `import torch`

@@ -34,7 +34,7 @@ READABLE_DUNDERS = frozenset({"__version__", "_version", "__name__", "_modules",
                               "_buffers", "__class__"})
 # names whose value the sandbox computes (never the object's own attribute of that name):
 # `x.__class__` is `type(x)`, the class as the program sees it
-COMPUTED_NAMES = frozenset({"__name__", "__class__"})
+COMPUTED_NAMES = frozenset({"__name__", "__class__", "__module__"})
 
 
 # private attributes of PyTorch's objects that tutorials and answers read (nn.Module's
@@ -135,6 +135,11 @@ def _owner(obj: Any) -> str:
 def refuse(obj: Any, name: str, writing: bool = False) -> Exception:
     """The error for an attribute the program may not read (or write): Python's own when
     nothing has it, `X is not supported` when PyTorch has it and autodiff does not."""
+    if name == "__dict__" and not writing and (  # Python's and torch's objects have one
+            hasattr(obj, "__dict__") or type(obj).__module__.startswith("autodiff.")):
+        error = Refused(f"{_owner(obj)} attribute '__dict__' is not supported by autodiff")
+        error.not_supported = True
+        return error
     if private(name):
         if writing or name not in TORCH_PRIVATE_NAMES:
             return Refused(f"{_owner(obj)} has no attribute '{name}'")
@@ -173,6 +178,13 @@ def _name_of(obj: Any) -> str | None:
         getattr(obj, "__dict__", {}).get("_tg_module_name")
 
 
+def _names_main(obj: Any) -> bool:
+    """A function or class the program wrote, whose `__module__` is '__main__' in Python."""
+    if isinstance(obj, FunctionType):
+        return obj.__module__ == "__main__"
+    return isinstance(obj, type) and vars(obj).get("__module__") == "__main__"
+
+
 def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
     if name == "__class__":  # the object `type(x)` gives, never Python's own class of ours
         return python_type(obj)
@@ -180,6 +192,8 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         shown = _name_of(obj)
         if shown is not None:
             return shown
+    if name == "__module__" and _names_main(obj):  # a script's own functions and classes
+        return "__main__"
     if not program_private(obj, name) and (private(name) or not policy(obj, name)):
         from .known_names import stand_in  # noqa: PLC0415 - the error path only
 

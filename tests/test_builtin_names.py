@@ -138,7 +138,7 @@ def test_class_is_what_type_gives(expression: str) -> None:
 
 # every name of a class that could lead out of the sandbox, read from `x.__class__`
 CLASS_TAILS = ["__subclasses__()", "__dict__", "__mro__", "__init__", "__bases__", "__base__",
-               "__new__", "__call__", "__getattribute__", "__module__", "__qualname__", "mro()",
+               "__new__", "__call__", "__getattribute__", "__qualname__", "mro()",
                "__init__.__globals__", "__reduce_ex__(2)", "cls", "display", "_wrap", "tg_subclass",
                "__class__.__subclasses__()", "__class__('X', (), {})", "__class__.__dict__"]
 
@@ -154,6 +154,12 @@ def test_nothing_escapes_through_the_class(expression: str, tail: str, tmp_path,
     assert error is not None, f"not refused: {expression}.__class__.{tail} printed {out!r}"
     assert error.split(":")[0] in {"AttributeError", "NotImplementedError", "TypeError"}, error
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scripts_functions_and_classes_are_in_main():
+    source = ("class A:\n    pass\ndef f():\n    pass\n"
+              "print(A.__module__, A().__class__.__module__, f.__module__, (lambda: 1).__module__)\n")
+    assert autodiff(source) == cpython(source) == ("__main__ __main__ __main__ __main__\n", None)
 
 
 @pytest.mark.parametrize("source", [
@@ -313,3 +319,13 @@ def test_the_generated_class_paths_name_torchs_classes() -> None:
     for path in CLASS_PATHS.values():
         module, _, name = path.rpartition(".")
         assert repr(getattr(importlib.import_module(module), name)) == f"<class '{path}'>", path
+
+
+def test_a_script_knows_its_own_file(tmp_path):
+    path = tmp_path / "prog.tg"
+    source = "import os\nprint(__file__ == os.path.abspath(__file__), __file__.endswith('prog.tg'))\n"
+    out = io.StringIO()
+    result = run_source(source.replace("import os\n", "").replace(
+        "__file__ == os.path.abspath(__file__)", "__file__.startswith('/')"), str(path), out=out,
+        err=io.StringIO())
+    assert result.error is None and out.getvalue() == "True True\n"
