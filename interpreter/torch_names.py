@@ -1346,6 +1346,18 @@ NAMES = {
         "reset_parameters scale_grad_by_freq set_extra_state set_submodule share_memory sparse "
         "state_dict to to_empty train training type weight xpu zero_grad "
     ),
+    "torch.nn.parallel.data_parallel.DataParallel": (
+        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
+        "cuda device_ids double dump_patches eval extra_repr float forward gather get_buffer "
+        "get_extra_state get_parameter get_submodule half ipu load_state_dict module modules "
+        "mtia named_buffers named_children named_modules named_parameters parallel_apply "
+        "parameters register_backward_hook register_buffer register_forward_hook "
+        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
+        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
+        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook replicate "
+        "requires_grad_ scatter set_extra_state set_submodule share_memory state_dict to "
+        "to_empty train training type xpu zero_grad "
+    ),
     "torch.nn.parameter.Parameter": (
         "H T abs abs_ absolute absolute_ acos acos_ acosh acosh_ add add_ addbmm addbmm_ addcdiv "
         "addcdiv_ addcmul addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint all allclose "
@@ -1545,6 +1557,7 @@ OWNERS = {
     "autodiff.engine.nn.normalization.BatchNorm1d": "torch.nn.modules.batchnorm.BatchNorm1d",
     "autodiff.engine.nn.normalization.BatchNorm2d": "torch.nn.modules.batchnorm.BatchNorm2d",
     "autodiff.engine.nn.normalization.LayerNorm": "torch.nn.modules.normalization.LayerNorm",
+    "autodiff.engine.nn.parallel.DataParallel": "torch.nn.parallel.data_parallel.DataParallel",
     "autodiff.engine.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.CosineAnnealingLR",
     "autodiff.engine.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.ExponentialLR",
     "autodiff.engine.optim.lr_scheduler.LRScheduler": "torch.optim.lr_scheduler.LRScheduler",

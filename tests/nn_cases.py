@@ -819,6 +819,8 @@ MODULE_FORMS: dict[str, tuple] = {
                     "(torch.randn(2, 2, 3, 3, requires_grad=True),)"),
     # (an input without grad: layer norm's input gradient is not torch's to the last bit)
     "LayerNorm": ("nn.LayerNorm((2, 3))", "(torch.randn(4, 2, 3),)"),
+    "DataParallel": ("nn.DataParallel(nn.Sequential(nn.Linear(3, 2), nn.Tanh()))",
+                     "(torch.randn(4, 3, requires_grad=True),)"),
     "Conv1d": ("nn.Conv1d(2, 3, 3, padding=1)", "(torch.randn(1, 2, 5, requires_grad=True),)"),
     "Conv2d": ("nn.Conv2d(2, 3, 3, stride=2)", f"({_IMAGE},)"),
     "MaxPool2d": ("nn.MaxPool2d(2, stride=1)", f"({_IMAGE},)"),

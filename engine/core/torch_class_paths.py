@@ -59,6 +59,7 @@ CLASS_PATHS = {
     "autodiff.engine.nn.normalization.BatchNorm1d": "torch.nn.modules.batchnorm.BatchNorm1d",
     "autodiff.engine.nn.normalization.BatchNorm2d": "torch.nn.modules.batchnorm.BatchNorm2d",
     "autodiff.engine.nn.normalization.LayerNorm": "torch.nn.modules.normalization.LayerNorm",
+    "autodiff.engine.nn.parallel.DataParallel": "torch.nn.parallel.data_parallel.DataParallel",
     "autodiff.engine.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.CosineAnnealingLR",
     "autodiff.engine.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.ExponentialLR",
     "autodiff.engine.optim.lr_scheduler.LRScheduler": "torch.optim.lr_scheduler.LRScheduler",
