@@ -1091,6 +1091,34 @@ NAMES = {
         "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
         "stride to to_empty train training transposed type weight xpu zero_grad "
     ),
+    "torch.nn.modules.conv.LazyConv1d": (
+        "T_destination add_module apply bfloat16 bias buffers call_super_init children "
+        "cls_to_become compile cpu cuda dilation double dump_patches eval extra_repr float "
+        "forward get_buffer get_extra_state get_parameter get_submodule groups half "
+        "has_uninitialized_params in_channels initialize_parameters ipu kernel_size "
+        "load_state_dict modules mtia named_buffers named_children named_modules "
+        "named_parameters out_channels output_padding padding padding_mode parameters "
+        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
+        "register_full_backward_hook register_full_backward_pre_hook "
+        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
+        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
+        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
+        "stride to to_empty train training transposed type weight xpu zero_grad "
+    ),
+    "torch.nn.modules.conv.LazyConv2d": (
+        "T_destination add_module apply bfloat16 bias buffers call_super_init children "
+        "cls_to_become compile cpu cuda dilation double dump_patches eval extra_repr float "
+        "forward get_buffer get_extra_state get_parameter get_submodule groups half "
+        "has_uninitialized_params in_channels initialize_parameters ipu kernel_size "
+        "load_state_dict modules mtia named_buffers named_children named_modules "
+        "named_parameters out_channels output_padding padding padding_mode parameters "
+        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
+        "register_full_backward_hook register_full_backward_pre_hook "
+        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
+        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
+        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
+        "stride to to_empty train training transposed type weight xpu zero_grad "
+    ),
     "torch.nn.modules.distance.CosineSimilarity": (
         "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
         "cuda dim double dump_patches eps eval extra_repr float forward get_buffer "
@@ -1533,6 +1561,8 @@ OWNERS = {
     "autodiff.engine.nn.conv.AvgPool2d": "torch.nn.modules.pooling.AvgPool2d",
     "autodiff.engine.nn.conv.Conv1d": "torch.nn.modules.conv.Conv1d",
     "autodiff.engine.nn.conv.Conv2d": "torch.nn.modules.conv.Conv2d",
+    "autodiff.engine.nn.conv.LazyConv1d": "torch.nn.modules.conv.LazyConv1d",
+    "autodiff.engine.nn.conv.LazyConv2d": "torch.nn.modules.conv.LazyConv2d",
     "autodiff.engine.nn.conv.MaxPool2d": "torch.nn.modules.pooling.MaxPool2d",
     "autodiff.engine.nn.embedding.Embedding": "torch.nn.modules.sparse.Embedding",
     "autodiff.engine.nn.layers.BCELoss": "torch.nn.modules.loss.BCELoss",

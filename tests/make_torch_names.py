@@ -93,6 +93,8 @@ INSTANCES = {
     "torch.nn.modules.container.ModuleDict": "nn.ModuleDict({'a': nn.ReLU()})",
     "torch.nn.modules.flatten.Flatten": "nn.Flatten()",
     "torch.nn.modules.dropout.Dropout": "nn.Dropout()",
+    "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
+    "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
     "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel(nn.Linear(2, 1))",
     "torch.nn.modules.batchnorm.BatchNorm1d": "nn.BatchNorm1d(3)",
     "torch.nn.modules.batchnorm.BatchNorm2d": "nn.BatchNorm2d(3)",

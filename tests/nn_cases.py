@@ -823,6 +823,8 @@ MODULE_FORMS: dict[str, tuple] = {
                      "(torch.randn(4, 3, requires_grad=True),)"),
     "Conv1d": ("nn.Conv1d(2, 3, 3, padding=1)", "(torch.randn(1, 2, 5, requires_grad=True),)"),
     "Conv2d": ("nn.Conv2d(2, 3, 3, stride=2)", f"({_IMAGE},)"),
+    "LazyConv1d": ("nn.LazyConv1d(3, 3, padding=1)", "(torch.randn(1, 2, 5, requires_grad=True),)"),
+    "LazyConv2d": ("nn.LazyConv2d(3, 3, stride=2)", f"({_IMAGE},)"),
     "MaxPool2d": ("nn.MaxPool2d(2, stride=1)", f"({_IMAGE},)"),
     "AvgPool2d": ("nn.AvgPool2d(2)", f"({_IMAGE},)"),
     "AdaptiveAvgPool2d": ("nn.AdaptiveAvgPool2d(1)", f"({_IMAGE},)"),

@@ -39,6 +39,8 @@ INSTANCES = {
     "torch.nn.modules.pooling.AdaptiveAvgPool2d": "nn.AdaptiveAvgPool2d(1)",
     "torch.nn.modules.sparse.Embedding": "nn.Embedding(3, 2)",
     "torch.nn.modules.container.Sequential": "nn.Sequential(nn.ReLU())",
+    "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
+    "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
     "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel(nn.Linear(2, 1))",
     "torch.nn.modules.batchnorm.BatchNorm1d": "nn.BatchNorm1d(3)",
     "torch.nn.modules.batchnorm.BatchNorm2d": "nn.BatchNorm2d(3)",

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 from . import init
-from .layers import weight_and_bias
+from .layers import _uninitialised, weight_and_bias
 from .module import Module
+from ..tensors.parameter import announce
 from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -105,6 +106,50 @@ class Conv1d(_ConvNd):
     function = staticmethod(conv1d)
 
 
+class _LazyConv:
+    """LazyConv2d(out_channels, kernel_size, ...): a convolution whose in_channels come from
+    its first input (dim 1, or 0 for an unbatched one); only then are its parameters shaped
+    and drawn (from the generator as it is then), and, as in torch, the module becomes its
+    eager class. The parameters keep their identity, so an optimiser made first updates them."""
+
+    eager: type = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        self.eager.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
+                            bias, padding_mode, device, dtype)
+
+    def reset_parameters(self) -> None:
+        if self.in_channels != 0:
+            self.eager.reset_parameters(self)
+
+    def forward(self, input):
+        unbatched = input.dim() == self.dims + 1
+        self.in_channels = input.shape[0 if unbatched else 1]
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
+        for param, wanted in ((self.weight, shape), (self.bias, shape[:1])):
+            if param is not None:
+                param.array = _uninitialised(wanted, param.dtype).array
+        self.__class__ = self.eager
+        self.reset_parameters()
+        for param in (self.weight, self.bias):
+            if param is not None:
+                announce(param)
+        return self.forward(input)
+
+    __call__ = forward
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    eager = Conv2d
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    eager = Conv1d
+
+
 class MaxPool2d(Module):
     _tg_public = Module._tg_public | {"kernel_size", "stride", "padding", "dilation",
                                       "ceil_mode", "return_indices"}
@@ -164,4 +209,5 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-MODULES = {cls.__name__: cls for cls in (Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d)}
+MODULES = {cls.__name__: cls for cls in (Conv1d, Conv2d, LazyConv1d, LazyConv2d, MaxPool2d,
+                                          AvgPool2d, AdaptiveAvgPool2d)}
