@@ -26,7 +26,11 @@ EXCEPTIONS = {name: getattr(_py, name) for name in (
     "Exception", "ArithmeticError", "AssertionError", "AttributeError", "ImportError",
     "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError",
     "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "TypeError",
-    "UnboundLocalError", "ValueError", "ZeroDivisionError")}
+    "UnboundLocalError", "ValueError", "ZeroDivisionError",
+    # what the run's files raise (files.py)
+    "OSError", "IOError", "FileNotFoundError", "FileExistsError", "IsADirectoryError",
+    "NotADirectoryError", "PermissionError", "EOFError", "UnicodeDecodeError",
+    "UnicodeEncodeError")}
 
 
 class TypeView:

@@ -23,6 +23,7 @@ from autodiff.engine.core.program_classes import program_private
 
 from . import bounds
 from .bounded_builtins import LIST_METHODS, STR_METHODS
+from .files import FILE_PUBLIC
 from .pybuiltins import python_type
 
 AttributePolicy = Callable[[Any, str], bool]
@@ -70,6 +71,7 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
 }
 BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
 BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
+BUILTIN_PUBLIC.update(FILE_PUBLIC)  # the file objects `open` returns
 _EXCEPTION_PUBLIC = frozenset({"args"})
 _STOP_ITERATION_PUBLIC = _EXCEPTION_PUBLIC | {"value"}  # a generator's return value
 _NUMPY_SCALAR_PUBLIC = frozenset({"item", "tolist", "dtype"})  # np.float64(1.5).item()

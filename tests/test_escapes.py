@@ -29,17 +29,17 @@ DUNDER_CHAINS = [
     "torch.Tensor._wrap", "torch.tensor.__code__", "(t.sum).__func__",
 ]
 FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "exec('x = 1')",
-                   "compile('1', 'f', 'eval')", "open('/etc/passwd')", "__import__('os')",
+                   "compile('1', 'f', 'eval')", "open('x.txt', opener=print)", "__import__('os')",
                    "globals()", "vars()", "locals()", "type(t).__dict__", "dir(t)", "input()",
                    "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
                    "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "getattr(t, '_grad')",
                    "classmethod(len)", "staticmethod(len)", "property()", "hash(t)",
                    "setattr(t, '__class__', int)", "getattr(t, '__dict__')", "getattr(t, 'tg_type_name')",
                    "setattr(torch, 'ones', print)", "getattr(t.__class__, '__subclasses__')()"]
-IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
-           "import torch.utils.hipify", "import builtins", "from os import system",
+IMPORTS = ["import os\nos.system('ls')", "import sys", "import subprocess", "import numpy.ctypeslib",
+           "import torch.utils.hipify", "import builtins", "from os import system\nsystem('ls')",
            "from torch import _C", "import importlib", "import torch.nn.functional.os",
-           "import math as os\nimport os", "from torch import save\nsave(t, 'x.pt')",
+           "import math as os\nimport os\nos.popen('ls')", "from torch import save\nsave(print, 'x.pt')",
            "from numpy import fromfile\nfromfile('x')",
            "from torch.utils import checkpoint\ncheckpoint.checkpoint",
            "from math import __loader__", "from torch import *", "from numpy import *",
@@ -49,7 +49,7 @@ FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)
                   "'{0[0].__class__}'.format([t])", "'{x.__class__}'.format(x=t)",
                   "f'{t.__class__.__dict__}'", "f'{y.grad_fn.__class__.__mro__}'",
                   "f'{t.array}'", "'{0.array}'.format(t)"]
-TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
+TORCH_IO = ["torch.load(print)", "torch.save(t, print)", "torch.from_numpy(t)",
             "torch.utils.checkpoint", "torch.ops", "torch.numpy()", "torch.hub",
             "torch.compile(f)", "torch.jit"]
 # the v2 constructs: lambdas, comprehensions, dicts and sets, * and ** arguments, try/except,
@@ -81,7 +81,7 @@ DELETIONS = ["del t.grad", "del torch.tensor", "del math.pi", "del t.__class__",
 SCOPES = ["def g():\n    global __builtins__\n    return __builtins__\nprint(g())",
           "def g():\n    x = 1\n    def h():\n        nonlocal x\n        return x.__class__.__base__\n"
           "    return h()\nprint(g())",
-          "global open\nopen('x.txt', 'w')"]
+          "global open\nopen('x.txt', 'w').fileno()"]
 TYPES = ["type(t).__mro__", "type(1).__subclasses__()", "type('X', (), {})",
          "type(type(1))('X', (), {})", "type(t)._wrap", "type(y.grad_fn)(1)", "type(type(t)).cls",
          "type(f).__code__", "type(t.grad_fn).__init__", "type(math).__dict__",
@@ -212,8 +212,8 @@ GENERATORS = [_GEN + "print(g(t).gi_frame)", _GEN + "print(g(t).gi_code)",
               _GEN + "print(next(g(t)).__class__.__getattribute__)", _GEN + "print([v.__class__.__reduce__ for v in g(t)])",
               "def g():\n    yield print.__self__\nprint(list(g()))",
               "def g():\n    yield from print.__self__.__dict__\nprint(list(g()))",
-              "def g():\n    with open('x.txt', 'w') as f:\n        yield f\nprint(list(g()))",
-              "def g():\n    import os\n    yield os\nprint(list(g()))"]
+              "def g():\n    with open('x.txt', 'w') as f:\n        yield f.buffer\nprint(list(g()))",
+              "def g():\n    import os\n    yield os.fork()\nprint(list(g()))"]
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]

@@ -457,6 +457,10 @@ class RawFile(io.RawIOBase):
 class Environ(dict):
     """os.environ of a run: empty at the start (never the host's), str keys and values."""
 
+    # what a program may read of it (interpreter/sandbox.py): a dict's methods
+    _tg_public = frozenset({"get", "keys", "values", "items", "pop", "setdefault", "update",
+                            "copy", "clear"})
+
     def __setitem__(self, key, value) -> None:
         for item in (key, value):
             if not isinstance(item, str):

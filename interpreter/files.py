@@ -1,0 +1,123 @@
+"""The language's `open` and its modules `os` and `os.path`, on the run's in-memory files
+(engine/core/files.py, held by the run's session): a program saves and reads back its own
+files and folders, and never sees the host's. `os.environ` is the run's own mapping and
+starts empty. The rest of `os` (processes, descriptors, users, the host's clock and
+devices) stops a program as not supported by autodiff.
+"""
+
+from __future__ import annotations
+
+import io
+import os as _host_os  # for the names of Python's os alone: which ones to refuse by name
+import posixpath
+from typing import Any
+
+from autodiff.engine.core import files as _files
+from autodiff.engine.core.session import files
+
+from .pybuiltins import SHOWN_TYPES, TypeView, builtin
+
+# Python's file objects, as `open` returns them: what a program may read of each
+FILE_PUBLIC = {
+    io.TextIOWrapper: frozenset(
+        "read readline readlines write writelines close closed seek tell flush name mode "
+        "encoding errors newlines readable writable seekable truncate isatty line_buffering"
+        .split()),
+    **dict.fromkeys((io.BufferedReader, io.BufferedWriter, io.BufferedRandom), frozenset(
+        "read read1 readline readlines write writelines close closed seek tell flush name "
+        "mode readable writable seekable truncate isatty peek".split())),
+}
+
+# `type(f)` prints as Python's class and tests isinstance, but makes no file object
+SHOWN_TYPES.update((kind, TypeView(kind, f"_io.{kind.__name__}")) for kind in FILE_PUBLIC)
+
+
+def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,  # noqa: A001
+         closefd=True, opener=None):
+    if buffering == 0:
+        from autodiff.engine.core.unsupported import Unsupported  # noqa: PLC0415 - rare
+
+        raise Unsupported("open() with buffering=0")
+    return files().open(file, mode, buffering, encoding, errors, newline, closefd, opener)
+
+
+OPEN = builtin("open", open)
+
+
+def _on_files(name: str, python_builtin: bool = True):
+    """os's function `name`, on the running program's files."""
+    def call(*args, **kwargs):
+        return getattr(files(), name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return builtin(name, call) if python_builtin else call
+
+
+class PathNamespace:
+    """`os.path`: posixpath's functions of a path's text, and the ones that look at files
+    looking at the run's."""
+
+    _tg_module_name = "os.path"
+
+    def __init__(self) -> None:
+        members = dict(_files.PURE_PATH, **_files.PATH_CONSTANTS)
+        for name in ("exists", "isfile", "isdir", "getsize", "abspath", "relpath"):
+            members[name] = _on_files(name, python_builtin=False)
+        members["lexists"] = members["exists"]
+        members["realpath"] = members["abspath"]  # (no links in the run's files)
+        members["islink"] = members["ismount"] = _never
+        self.__dict__.update(members)
+        self._tg_public = frozenset(members)
+
+    def __repr__(self) -> str:
+        return "<module 'posixpath' (frozen)>"
+
+
+def _never(path) -> bool:
+    _files.fspath(path)
+    return False
+
+
+_never.__name__ = _never.__qualname__ = "islink"
+
+
+class OsNamespace:
+    """`os`: its path and folder functions on the run's files, its constants, and an
+    environment of the run's own."""
+
+    _tg_module_name = "os"
+
+    def __init__(self) -> None:
+        environ = _files.Environ()
+
+        def getenv(key, default=None):
+            return environ.get(key, default)
+
+        members: dict[str, Any] = {
+            "path": PathNamespace(), "environ": environ, "getenv": getenv, "name": "posix",
+            "linesep": "\n", "fspath": _fspath, "walk": _on_files("walk", python_builtin=False),
+            "makedirs": _on_files("makedirs", python_builtin=False),
+            **{k: v for k, v in _files.PATH_CONSTANTS.items() if k != "altsep"}}
+        members["altsep"] = None
+        for name in ("getcwd", "chdir", "listdir", "mkdir", "remove", "rmdir", "rename"):
+            members[name] = _on_files(name)
+        members["unlink"] = builtin("unlink", members["remove"])
+        members["replace"] = builtin("replace", members["rename"])
+        self.__dict__.update(members)
+        self._tg_public = frozenset(members)
+
+    def __repr__(self) -> str:
+        return "<module 'os' (frozen)>"
+
+
+def _fspath(path):
+    if isinstance(path, (str, bytes)):
+        return path
+    raise TypeError(f"expected str, bytes or os.PathLike object, not {type(path).__name__}")
+
+
+_fspath.__name__ = _fspath.__qualname__ = "fspath"
+
+# the public names of Python's own os and os.path: a program's use of one of these that
+# the language lacks stops it as not supported, any other name is Python's AttributeError
+HOST_NAMES = {"os": frozenset(n for n in dir(_host_os) if not n.startswith("_")),
+              "os.path": frozenset(n for n in dir(posixpath) if not n.startswith("_"))}
