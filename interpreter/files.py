@@ -57,16 +57,18 @@ class PathNamespace:
     looking at the run's."""
 
     _tg_module_name = "os.path"
+    _FILES = ("exists", "isfile", "isdir", "getsize", "abspath", "relpath")
+    _tg_public = frozenset({*_files.PURE_PATH, *_files.PATH_CONSTANTS, *_FILES, "lexists",
+                            "realpath", "islink", "ismount"})
 
     def __init__(self) -> None:
         members = dict(_files.PURE_PATH, **_files.PATH_CONSTANTS)
-        for name in ("exists", "isfile", "isdir", "getsize", "abspath", "relpath"):
+        for name in self._FILES:
             members[name] = _on_files(name, python_builtin=False)
         members["lexists"] = members["exists"]
         members["realpath"] = members["abspath"]  # (no links in the run's files)
         members["islink"] = members["ismount"] = _never
         self.__dict__.update(members)
-        self._tg_public = frozenset(members)
 
     def __repr__(self) -> str:
         return "<module 'posixpath' (frozen)>"
@@ -85,6 +87,9 @@ class OsNamespace:
     environment of the run's own."""
 
     _tg_module_name = "os"
+    _BUILTINS = ("getcwd", "chdir", "listdir", "mkdir", "remove", "rmdir", "rename")
+    _tg_public = frozenset({*_BUILTINS, *_files.PATH_CONSTANTS, "path", "environ", "getenv",
+                            "name", "linesep", "fspath", "walk", "makedirs", "unlink", "replace"})
 
     def __init__(self) -> None:
         environ = _files.Environ()
@@ -98,12 +103,11 @@ class OsNamespace:
             "makedirs": _on_files("makedirs", python_builtin=False),
             **{k: v for k, v in _files.PATH_CONSTANTS.items() if k != "altsep"}}
         members["altsep"] = None
-        for name in ("getcwd", "chdir", "listdir", "mkdir", "remove", "rmdir", "rename"):
+        for name in self._BUILTINS:
             members[name] = _on_files(name)
         members["unlink"] = builtin("unlink", members["remove"])
         members["replace"] = builtin("replace", members["rename"])
         self.__dict__.update(members)
-        self._tg_public = frozenset(members)
 
     def __repr__(self) -> str:
         return "<module 'os' (frozen)>"
