@@ -60,6 +60,11 @@ class FileSystem:
     # --- paths ---------------------------------------------------------------------------------
 
     def absolute(self, path: str) -> str:
+        """The node a path names (as a system call takes it: '' names nothing)."""
+        if "\0" in path:
+            raise ValueError("embedded null byte")
+        if not path:
+            raise _error(FileNotFoundError, errno.ENOENT, path)
         return posixpath.normpath(posixpath.join(self.cwd, path))
 
     def kind(self, path: str) -> str | None:
@@ -201,19 +206,19 @@ class FileSystem:
     def exists(self, path) -> bool:
         try:
             return self.kind(fspath(path)) is not None
-        except (TypeError, ValueError):
+        except (OSError, TypeError, ValueError):
             return False
 
     def isfile(self, path) -> bool:
         try:
             return self.kind(fspath(path)) == "file"
-        except (TypeError, ValueError):
+        except (OSError, TypeError, ValueError):
             return False
 
     def isdir(self, path) -> bool:
         try:
             return self.kind(fspath(path)) == "folder"
-        except (TypeError, ValueError):
+        except (OSError, TypeError, ValueError):
             return False
 
     def getsize(self, path) -> int:
@@ -319,7 +324,7 @@ class FileSystem:
         self.cwd = where
 
     def abspath(self, path):
-        return self.absolute(fspath(path))
+        return posixpath.normpath(posixpath.join(self.cwd, fspath(path)))
 
     def relpath(self, path, start=None):
         if not path:

@@ -66,7 +66,7 @@ def _outline(obj, blobs: list, tensors: dict, holding: set, depth: int):
     if kind is Tensor:
         index = tensors.get(id(obj))
         if index is None:
-            array = np.ascontiguousarray(obj.array)
+            array = np.asarray(obj.array)  # (tobytes() is in C order; a 0-d one stays 0-d)
             index = tensors[id(obj)] = len(blobs)
             blobs.append(array.tobytes())
             return ["tensor", index, obj.dtype.name, list(array.shape), bool(obj.requires_grad),
