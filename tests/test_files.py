@@ -231,6 +231,34 @@ TORCH_PROGRAMS = {
         torch.save(y, "y.pt")
         print(torch.load("y.pt"), torch.load("y.pt").grad_fn)
     """,
+    "an optimizer resumes from its checkpoint": """
+        import torch
+        import torch.nn as nn
+        torch.manual_seed(0)
+        m = nn.Linear(2, 1)
+        opt = torch.optim.Adam(m.parameters(), lr=0.01)
+        for i in range(3):
+            opt.zero_grad()
+            m(torch.ones(2)).sum().backward()
+            opt.step()
+        torch.save({"model": m.state_dict(), "opt": opt.state_dict()}, "c.pt")
+        ck = torch.load("c.pt")
+        m2 = nn.Linear(2, 1)
+        opt2 = torch.optim.Adam(m2.parameters(), lr=0.5)
+        m2.load_state_dict(ck["model"])
+        opt2.load_state_dict(ck["opt"])
+        print(opt2)
+        print(opt2.state_dict())
+        for o, mm in ((opt, m), (opt2, m2)):
+            o.zero_grad()
+            mm(torch.ones(2)).sum().backward()
+            o.step()
+        print(m.weight, m2.weight)
+        try:
+            torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=1).load_state_dict(ck["opt"])
+        except ValueError as e:
+            print(e)
+    """,
     "load's errors": """
         import torch
         try:
