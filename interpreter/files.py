@@ -34,10 +34,6 @@ SHOWN_TYPES.update((kind, TypeView(kind, f"_io.{kind.__name__}")) for kind in FI
 
 def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,  # noqa: A001
          closefd=True, opener=None):
-    if buffering == 0:
-        from autodiff.engine.core.unsupported import Unsupported  # noqa: PLC0415 - rare
-
-        raise Unsupported("open() with buffering=0")
     return files().open(file, mode, buffering, encoding, errors, newline, closefd, opener)
 
 

@@ -35,6 +35,15 @@ _STRERROR = {errno.ENOENT: "No such file or directory", errno.EEXIST: "File exis
              errno.EBUSY: "Device or resource busy"}
 
 
+class Unbuffered(NotImplementedError):
+    """A raw file is never handed out: the program holds Python's own layers only. (The
+    interpreter stops a program at an error marked `tg_unsupported`, as at any name
+    autodiff lacks.)"""
+
+    tg_unsupported = True
+    tg_error_class = "NotImplementedError"
+
+
 def fspath(path, function: str | None = None) -> str:
     """A path argument as Python takes it (str; bytes decoded as os.fsdecode does)."""
     if isinstance(path, str):
@@ -186,7 +195,7 @@ class FileSystem:
         if buffering == 0:
             if not binary:
                 raise ValueError("can't have unbuffered text I/O")
-            return raw
+            raise Unbuffered("open() with buffering=0 is not supported by autodiff")
         size = BUFFER_SIZE if buffering in (-1, 1) else buffering
         if updating:
             buffer = io.BufferedRandom(raw, size)

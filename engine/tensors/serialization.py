@@ -39,6 +39,8 @@ class UnpicklingError(Exception):
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False) -> None:
+    if pickle_module is not None:
+        raise Unsupported("torch.save with a pickle_module")
     blobs: list[bytes] = []
     tensors: dict[int, int] = {}  # id(tensor) -> its index: one tensor saved once
     outline = _outline(obj, blobs, tensors, set(), 0)
@@ -96,6 +98,8 @@ def _outline(obj, blobs: list, tensors: dict, holding: set, depth: int):
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
+    if pickle_module is not None or pickle_load_args:
+        raise Unsupported("torch.load with a pickle_module or its arguments")
     if isinstance(f, (str, bytes)):
         data = files().read_bytes(f if isinstance(f, str) else f.decode())
     elif isinstance(f, io.IOBase) and not isinstance(f, io.TextIOBase):
