@@ -113,6 +113,8 @@ HARMLESS = {
     "sandbox files: torch.save(torch.nn.Linear(1, 1), 'm.pt')":
         "torch pickles the module into the run's in-memory files (autodiff saves only "
         "tensors and containers of them); loading is weights-only",
+    "sandbox import: from torch import save\nsave(print, 'x.pt')":
+        "pickle writes a reference to a builtin into the run's in-memory files",
     "sandbox files: torch.save(print, 'p.pt')":
         "pickle writes a reference to a builtin into the run's in-memory files",
 }
