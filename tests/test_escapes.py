@@ -467,11 +467,11 @@ FILE_ESCAPES = {
     "reading the host's files": (
         "for path in ['/etc/passwd', '../../../../etc/passwd', '/proc/self/environ', '~/.bashrc']:\n"
         "    try:\n        print(open(path).read())\n    except FileNotFoundError as e:\n"
-        "        print(e)\n",
-        "[Errno 2] No such file or directory: '/etc/passwd'\n"
-        "[Errno 2] No such file or directory: '../../../../etc/passwd'\n"
-        "[Errno 2] No such file or directory: '/proc/self/environ'\n"
-        "[Errno 2] No such file or directory: '~/.bashrc'\n", None),
+        "        print(e, e.errno, e.filename == path)\n",
+        "[Errno 2] No such file or directory: '/etc/passwd' 2 True\n"
+        "[Errno 2] No such file or directory: '../../../../etc/passwd' 2 True\n"
+        "[Errno 2] No such file or directory: '/proc/self/environ' 2 True\n"
+        "[Errno 2] No such file or directory: '~/.bashrc' 2 True\n", None),
     "listing the host's folders": (
         "import os\nprint(os.listdir('/'), os.listdir('/home'), os.listdir('..'))\n"
         "os.chdir('/')\nprint(os.getcwd(), os.path.exists('etc/passwd'), os.path.isdir('/tmp'))\n",

@@ -161,7 +161,7 @@ PYTHON_PROGRAMS = {
             try:
                 call()
             except OSError as e:
-                print(type(e).__name__, e)
+                print(type(e).__name__, e, e.errno, e.strerror, e.filename, e.filename2)
         print(list(os.walk("ckpt")))
     """,
     "path functions": """
