@@ -40,12 +40,19 @@ def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
 OPEN = builtin("open", open)
 
 
-def _on_files(name: str, python_builtin: bool = True):
-    """os's function `name`, on the running program's files."""
+def _on_files(name: str, python_builtin: bool = True, module: str = "os"):
+    """os's function `name`, on the running program's files (a C builtin of Python's, or a
+    Python function of `module`, as `type()` shows it)."""
     def call(*args, **kwargs):
         return getattr(files(), name)(*args, **kwargs)
-    call.__name__ = call.__qualname__ = name
-    return builtin(name, call) if python_builtin else call
+    return builtin(name, call) if python_builtin else _python_function(call, name, module)
+
+
+def _python_function(function, name: str, module: str):
+    """`function` named as Python's own `module.name` (`print(os.path.exists)`)."""
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = module
+    return function
 
 
 class PathNamespace:
@@ -60,22 +67,24 @@ class PathNamespace:
     def __init__(self) -> None:
         members = dict(_files.PURE_PATH, **_files.PATH_CONSTANTS)
         for name in self._FILES:
-            members[name] = _on_files(name, python_builtin=False)
-        members["lexists"] = members["exists"]
-        members["realpath"] = members["abspath"]  # (no links in the run's files)
-        members["islink"] = members["ismount"] = _never
+            members[name] = _on_files(name, python_builtin=False, module="posixpath")
+        members["lexists"] = _on_files("exists", python_builtin=False, module="posixpath")
+        members["realpath"] = _on_files("abspath", python_builtin=False, module="posixpath")
+        _python_function(members["lexists"], "lexists", "posixpath")
+        _python_function(members["realpath"], "realpath", "posixpath")  # (no links here)
+        members["islink"], members["ismount"] = _never("islink"), _never("ismount")
         self.__dict__.update(members)
 
     def __repr__(self) -> str:
         return "<module 'posixpath' (frozen)>"
 
 
-def _never(path) -> bool:
-    _files.fspath(path)
-    return False
-
-
-_never.__name__ = _never.__qualname__ = "islink"
+def _never(name: str):
+    """islink, ismount: never true of the run's files (no links, no mounts)."""
+    def never(path) -> bool:
+        _files.fspath(path)
+        return False
+    return _python_function(never, name, "posixpath")
 
 
 class OsNamespace:
@@ -92,10 +101,11 @@ class OsNamespace:
 
         def getenv(key, default=None):
             return environ.get(key, default)
+        _python_function(getenv, "getenv", "os")
 
         members: dict[str, Any] = {
             "path": PathNamespace(), "environ": environ, "getenv": getenv, "name": "posix",
-            "linesep": "\n", "fspath": _fspath, "walk": _on_files("walk", python_builtin=False),
+            "linesep": "\n", "fspath": builtin("fspath", _fspath), "walk": _on_files("walk", python_builtin=False),
             "makedirs": _on_files("makedirs", python_builtin=False),
             **{k: v for k, v in _files.PATH_CONSTANTS.items() if k != "altsep"}}
         members["altsep"] = None
@@ -114,8 +124,6 @@ def _fspath(path):
         return path
     raise TypeError(f"expected str, bytes or os.PathLike object, not {type(path).__name__}")
 
-
-_fspath.__name__ = _fspath.__qualname__ = "fspath"
 
 # the public names of Python's own os and os.path: a program's use of one of these that
 # the language lacks stops it as not supported, any other name is Python's AttributeError

@@ -382,7 +382,7 @@ class Guard:
                 self.refuse(site, f"module '{value.__name__}' is not part of the .tg language", name)
         elif isinstance(value, FRAME_TYPES) or id(value) in self.forbidden:
             self.refuse(site, f"attribute '{name}' gives what .tg programs cannot hold", name)
-        elif callable(value):
+        elif callable(value) and not isinstance(value, BuiltinFunction):  # (the child's own)
             owner = getattr(value, "__self__", None)
             module = owner.__name__ if isinstance(owner, types.ModuleType) else \
                 getattr(value, "__module__", None)
@@ -605,26 +605,33 @@ def virtual_files(files, surface, torch):
     there, each on these files), and torch.save/torch.load reading and writing them through
     torch's own file-like path. Returns (open, {module path: module})."""
     fs = files.FileSystem()
+
+    def named(name, method, builtin=False):  # printed as Python's own function of that name
+        def call(*args, **kwargs):
+            return method(*args, **kwargs)
+        call.__name__ = call.__qualname__ = name
+        return BuiltinFunction(call) if builtin else call
+
+    def never(p):
+        files.fspath(p)
+        return False
     path = types.ModuleType("posixpath")
     path.__dict__.update(files.PURE_PATH, **files.PATH_CONSTANTS)
     for name in ("exists", "isfile", "isdir", "getsize", "abspath", "relpath"):
-        setattr(path, name, getattr(fs, name))
-    path.lexists, path.realpath = fs.exists, fs.abspath
-
-    def islink(p):
-        files.fspath(p)
-        return False
-    path.islink = path.ismount = islink
+        setattr(path, name, named(name, getattr(fs, name)))
+    path.lexists, path.realpath = named("lexists", fs.exists), named("realpath", fs.abspath)
+    path.islink, path.ismount = named("islink", never), named("ismount", never)
     system = types.ModuleType("os")
     environ = files.Environ()
     system.__dict__.update({k: v for k, v in files.PATH_CONSTANTS.items()})
     system.path, system.environ, system.name, system.linesep = path, environ, "posix", "\n"
-    system.getenv = lambda key, default=None: environ.get(key, default)
-    system.fspath = os.fspath
-    for name in ("getcwd", "chdir", "listdir", "mkdir", "makedirs", "remove", "rmdir", "rename",
-                 "walk"):
-        setattr(system, name, getattr(fs, name))
-    system.unlink, system.replace = fs.remove, fs.rename
+    system.getenv = named("getenv", lambda key, default=None: environ.get(key, default))
+    system.fspath = named("fspath", os.fspath, builtin=True)
+    for name in ("getcwd", "chdir", "listdir", "mkdir", "remove", "rmdir", "rename"):
+        setattr(system, name, named(name, getattr(fs, name), builtin=True))
+    system.makedirs, system.walk = named("makedirs", fs.makedirs), named("walk", fs.walk)
+    system.unlink = named("unlink", fs.remove, builtin=True)
+    system.replace = named("replace", fs.rename, builtin=True)
     modules = {"os": system, "os.path": path}
     for name, module in modules.items():  # only what autodiff's module has
         module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None, origin="frozen")
@@ -656,7 +663,9 @@ def virtual_files(files, surface, torch):
 
         save.__name__, load.__name__ = "save", "load"
         torch.save, torch.load = save, load  # (in this program's own process only)
-    return fs.open, modules
+    def open(*args, **kwargs):  # noqa: A001 - the program's builtin
+        return fs.open(*args, **kwargs)
+    return BuiltinFunction(open), modules
 
 
 def program_import(real_import, shown, modules):

@@ -15,6 +15,7 @@ import pytest
 
 from autodiff.engine.core.files import FileSystem
 from autodiff.interpreter import run_source
+from autodiff.interpreter.reference import normalize_addresses
 
 # Programs whose output is the same wherever they run (no working folder printed).
 PYTHON_PROGRAMS = {
@@ -172,6 +173,16 @@ PYTHON_PROGRAMS = {
         print(os.path.relpath("a/b", "a"), os.path.exists(""), os.path.exists(5), os.name)
         print(os.path.realpath("a/../b") == os.path.abspath("b"), os.linesep == "\\n")
     """,
+    "how the functions print": """
+        import os
+        for f in [open, os.getcwd, os.chdir, os.listdir, os.mkdir, os.makedirs, os.remove,
+                  os.unlink, os.rmdir, os.rename, os.replace, os.walk, os.getenv, os.fspath,
+                  os.path.exists, os.path.isfile, os.path.isdir, os.path.getsize,
+                  os.path.abspath, os.path.relpath, os.path.lexists, os.path.realpath,
+                  os.path.islink, os.path.ismount, os.path.join, os.path.splitext]:
+            print(f, type(f))
+        print(os, os.path, type(os), type(os.environ) == type(os.environ))
+    """,
     "os.environ": """
         import os
         os.environ["MY_FLAG"] = "1"
@@ -299,7 +310,7 @@ def _python(programs: list[str]) -> list[list]:
     done = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(programs),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return [[normalize_addresses(out), error] for out, error in json.loads(done.stdout)]
 
 
 def _autodiff(source: str) -> list:
@@ -307,7 +318,7 @@ def _autodiff(source: str) -> list:
     result = run_source(source, "prog.tg", out=out, err=io.StringIO())
     error = None if result.error is None else \
         f"{result.error.error_class}: {result.error.message}"
-    return [out.getvalue(), error]
+    return [normalize_addresses(out.getvalue()), error]
 
 
 @pytest.fixture(scope="module")
