@@ -11,7 +11,7 @@ import numpy as np
 
 from .graph import calls as _autograd
 from .autograd import gradcheck as autograd_gradcheck, functional as functional_autograd
-from .tensors import creation, random_creation
+from .tensors import creation, random_creation, serialization
 from .data import loader as data
 from .core import devices, dtypes
 from .nn import (
@@ -200,6 +200,7 @@ torch = make_namespace("torch", {
     "device": devices.device, "cuda": make_namespace("torch.cuda", devices.CUDA),
     "backends": make_namespace("torch.backends", {"cudnn": devices.cudnn}),
     "set_printoptions": set_printoptions, "__version__": VERSION,
+    **serialization.FUNCTIONS,
     **dtypes.ALIASES,
 })
 

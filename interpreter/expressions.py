@@ -7,6 +7,7 @@ already a TgError came from an inner node and passes through untouched.
 
 from __future__ import annotations
 
+import io
 import operator
 from typing import Any, Callable
 
@@ -35,6 +36,10 @@ COMPARE = {"<": operator.lt, ">": operator.gt, "==": operator.eq, "!=": operator
            "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
 
 
+# Python's classes its tracebacks name with their module (a file's `io.UnsupportedOperation`)
+_PYTHON_QUALIFIED = {io.UnsupportedOperation: "io.UnsupportedOperation"}
+
+
 def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
     """A Python exception as a TgError at `node`; `exception` keeps it for `except` clauses,
     unless it stands for a limit of autodiff rather than an error PyTorch would raise too.
@@ -51,7 +56,8 @@ def runtime_error(exc: BaseException, node: ast.Node, filename: str) -> TgError:
     message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
     limit = isinstance(exc, (MemoryError, bounds.LimitReached))  # ours, not the program's mistake
     unsupported = getattr(exc, "tg_unsupported", False)
-    error = TgError(getattr(exc, "tg_error_class", None) or type(exc).__name__, message,
+    error = TgError(getattr(exc, "tg_error_class", None) or _PYTHON_QUALIFIED.get(type(exc))
+                    or type(exc).__name__, message,
                     filename=filename, line=node.line, col=node.col, end_line=node.end_line,
                     end_col=node.end_col,
                     exit_code=EXIT_SYNTAX if unsupported else EXIT_LIMIT if limit else EXIT_RUNTIME)

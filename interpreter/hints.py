@@ -355,6 +355,21 @@ def _no_cuda(m: re.Match, cx: Context) -> str | None:
              "torch.cuda.is_available() else \"cpu\".")
 
 
+# ---------------------------------------------------------------- files
+
+@rule("FileNotFoundError", r"No such file or directory")
+def _no_host_files(m: re.Match, cx: Context) -> str | None:
+    return _("A .tg program sees no real files: only those it wrote itself in this run "
+             "(open(..., \"w\"), torch.save, os.makedirs) exist, in memory, until it ends. "
+             "Write the file earlier in the program, or make the data in it (torch.tensor([...])).")
+
+
+@rule("NotImplementedError", r"^os\.[\w.]+ is not supported by autodiff")
+def _host_system(m: re.Match, cx: Context) -> str | None:
+    return _("A .tg program never reaches the host system: its os has the path and folder "
+             "functions (on the run's own in-memory files) and an empty os.environ.")
+
+
 # ---------------------------------------------------------------- .grad read as None
 
 def _grad_expression(cx: Context) -> ast.Attribute | None:
@@ -414,6 +429,8 @@ def _attribute_called(m: re.Match, cx: Context) -> str | None:
 @rule("ImportError", r"not supported by autodiff")
 @rule("AttributeError", r"not supported by autodiff")
 def _unsupported(m: re.Match, cx: Context) -> str | None:
+    if m.string.startswith("os."):  # (not PyTorch's: the host's, said by _host_system)
+        return None
     return _("autodiff does not support this yet (Python or PyTorch has it): it is a limit of this tool, "
              "not a mistake in the program. docs/language.md (\"Not supported\") lists what .tg "
              "programs cannot use.")

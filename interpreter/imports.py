@@ -26,7 +26,12 @@ def resolve_module(dotted: str, modules: dict, policy: Callable) -> Any:
     if dotted in modules:
         return modules[dotted]
     head, _, last = dotted.rpartition(".")
-    if not head:  # numpy: made on first import, with a random state of this run's own
+    if not head:  # numpy (with a random state of this run's own), os: made on first import
+        if dotted == "os":
+            from .files import OsNamespace  # noqa: PLC0415 - only when imported
+
+            found = modules[dotted] = OsNamespace()
+            return found
         from autodiff.engine.numpy.namespace import namespace  # noqa: PLC0415 - only when imported
 
         found = modules[dotted] = namespace()

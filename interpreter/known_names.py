@@ -14,7 +14,8 @@ from autodiff.engine.core.unsupported import Unsupported
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
-           "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random")
+           "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random",
+           "os", "os.path")
 
 _lists: dict[str, frozenset] = {}
 
@@ -24,9 +25,11 @@ def known(owner: str, name: str) -> bool:
     `numpy.ndarray`) have the public attribute `name`?"""
     names = _lists.get(owner)
     if names is None:
+        from .files import HOST_NAMES  # noqa: PLC0415 - only on this error path
         from .torch_names import NAMES  # noqa: PLC0415 - 33 kB, only on this error path
 
-        names = _lists[owner] = frozenset(NAMES.get(owner, "").split())
+        names = _lists[owner] = frozenset(NAMES.get(owner, "").split()) | \
+            HOST_NAMES.get(owner, frozenset())
     return name in names
 
 

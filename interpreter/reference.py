@@ -149,6 +149,8 @@ def has_torch_import(source: str) -> bool:
 
 
 CHILD = Path(__file__).with_name("torch_child.py")
+# the run's in-memory files, which the child gives its programs as autodiff does
+FILES = Path(__file__).resolve().parent.parent / "engine" / "core" / "files.py"
 # Top-level packages the child may import after it started (torch loads parts on first use);
 # everything already loaded stays usable
 IMPORTABLE = ("torch", "numpy", "functorch", "torchgen", "sympy", "mpmath", "typing_extensions",
@@ -211,10 +213,12 @@ def _run_jobs(jobs: list[dict], *, timeout: float, python: str, max_memory: int 
         paths = {}
         for name, data in (("jobs.json", json.dumps(jobs)),
                            ("surface.json", json.dumps(language_surface())),
-                           ("torch_child.py", CHILD.read_text(encoding="utf-8"))):
+                           ("torch_child.py", CHILD.read_text(encoding="utf-8")),
+                           ("files.py", FILES.read_text(encoding="utf-8"))):
             paths[name] = os.path.join(tmp, name)
             with open(paths[name], "w", encoding="utf-8") as f:
                 f.write(data)
+        limits["files_module"] = paths["files.py"]
         read_end, write_end = os.pipe()
         rows: list[dict] = []
         reader = threading.Thread(target=_read_rows, args=(read_end, rows), daemon=True)

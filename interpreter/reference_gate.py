@@ -36,10 +36,11 @@ def language_surface() -> dict[str, list[str]]:
     from .known_names import MODULES
     from .pybuiltins import UNSUPPORTED_BUILTINS
     from .runtime import Runtime, make_builtins
-    from .sandbox import _NUMPY_SCALAR_PUBLIC, _STOP_ITERATION_PUBLIC, BUILTIN_PUBLIC
+    from .sandbox import (_NUMPY_SCALAR_PUBLIC, _OS_ERROR_PUBLIC, _STOP_ITERATION_PUBLIC,
+                          BUILTIN_PUBLIC)
 
     readable: set[str] = set().union(*BUILTIN_PUBLIC.values(), _STOP_ITERATION_PUBLIC,
-                                     _NUMPY_SCALAR_PUBLIC, READABLE_DUNDERS)
+                                     _OS_ERROR_PUBLIC, _NUMPY_SCALAR_PUBLIC, READABLE_DUNDERS)
     writable: set[str] = set()
     classes = _engine_classes()
     for kind in classes:
@@ -98,11 +99,12 @@ def _torch_path(kind: type) -> str | None:
 def _type_names(classes: list[type]) -> dict[str, list[str]]:
     """For each real class an engine class stands for (`torch.nn.modules.linear.Linear`),
     the names the engine class answers, its bases' included; and Python's own values."""
-    from .sandbox import _EXCEPTION_PUBLIC, _NUMPY_SCALAR_PUBLIC, BUILTIN_PUBLIC
+    from .sandbox import _EXCEPTION_PUBLIC, _NUMPY_SCALAR_PUBLIC, _OS_ERROR_PUBLIC, BUILTIN_PUBLIC
 
     found = {f"{kind.__module__}.{kind.__qualname__}": sorted(names)
              for kind, names in BUILTIN_PUBLIC.items()}
     found |= {"builtins.BaseException": sorted(_EXCEPTION_PUBLIC),
+              "builtins.OSError": sorted(_OS_ERROR_PUBLIC),
               "numpy.generic": sorted(_NUMPY_SCALAR_PUBLIC)}
     for kind in classes:
         path = _torch_path(kind)

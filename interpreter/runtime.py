@@ -12,8 +12,10 @@ from typing import Any, TextIO
 
 from . import bounds
 from .bounded_builtins import BUILTINS as BOUNDED_BUILTINS
+from .files import OPEN
 from .pybuiltins import PYTHON_BUILTINS, BuiltinFunction
-from .sandbox import AttributePolicy, default_policy, get_named, has_named, set_named
+from .sandbox import (AttributePolicy, default_policy, get_attribute, get_named, has_named,
+                      set_named)
 
 # A statement returns None to continue, or one of these signals (cheaper than exceptions).
 BREAK = "break"
@@ -140,14 +142,21 @@ class _Print(BuiltinFunction):
         self.rt = rt
 
     def __call__(self, *args: Any, sep: str | None = " ", end: str | None = "\n",
-                 flush: bool = False) -> None:
+                 file: Any = None, flush: bool = False) -> None:
         if sep is not None and not isinstance(sep, str):
             raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
         if end is not None and not isinstance(end, str):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
         text = bounds.text
-        self.rt.out.write((" " if sep is None else sep).join([text(a) for a in args])
-                          + ("\n" if end is None else end))
+        line = (" " if sep is None else sep).join([text(a) for a in args]) + \
+            ("\n" if end is None else end)
+        if file is None:
+            self.rt.out.write(line)
+            return
+        # a file of the run's (or anything with a `write` the program may call)
+        get_attribute(file, "write", self.rt.policy)(line)
+        if flush:
+            get_attribute(file, "flush", self.rt.policy)()
 
 
 _Print.__name__ = _Print.__qualname__ = _Print.__call__.__qualname__ = "print"  # (its errors)
@@ -180,5 +189,6 @@ def make_builtins(rt: Runtime) -> dict[str, Any]:
     table.update((kind.__name__, kind(rt)) for kind in _ATTRIBUTE_BUILTINS)
     table.update(PYTHON_BUILTINS)
     table.update(BOUNDED_BUILTINS)
+    table["open"] = OPEN  # on the run's in-memory files (files.py)
     table["__name__"] = "__main__"  # a program always runs as the main module
     return table

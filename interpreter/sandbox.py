@@ -23,6 +23,7 @@ from autodiff.engine.core.program_classes import program_private
 
 from . import bounds
 from .bounded_builtins import LIST_METHODS, STR_METHODS
+from .files import FILE_PUBLIC
 from .pybuiltins import python_type
 
 AttributePolicy = Callable[[Any, str], bool]
@@ -71,8 +72,10 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
 BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
 BUILTIN_PUBLIC[property] = frozenset({"setter", "getter", "deleter"})  # `@v.setter`
 BUILTIN_PUBLIC[OrderedDict] = BUILTIN_PUBLIC[dict] | {"move_to_end", "popitem"}
+BUILTIN_PUBLIC.update(FILE_PUBLIC)  # the file objects `open` returns
 _EXCEPTION_PUBLIC = frozenset({"args"})
 _STOP_ITERATION_PUBLIC = _EXCEPTION_PUBLIC | {"value"}  # a generator's return value
+_OS_ERROR_PUBLIC = _EXCEPTION_PUBLIC | {"errno", "strerror", "filename", "filename2"}
 _NUMPY_SCALAR_PUBLIC = frozenset({"item", "tolist", "dtype"})  # np.float64(1.5).item()
 
 
@@ -96,7 +99,7 @@ def public_names(obj: Any) -> frozenset[str] | None:
     if names is None:
         if isinstance(obj, BaseException):
             names = _STOP_ITERATION_PUBLIC if isinstance(obj, StopIteration) else \
-                _EXCEPTION_PUBLIC
+                _OS_ERROR_PUBLIC if isinstance(obj, OSError) else _EXCEPTION_PUBLIC
         elif type(obj).__module__ == "numpy":  # a NumPy scalar (arrays come wrapped)
             names = _NUMPY_SCALAR_PUBLIC
     return names

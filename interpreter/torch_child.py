@@ -31,6 +31,7 @@ Python's `ast` positions are 1-based lines and 0-based UTF-8 byte columns.
 import ast
 import builtins
 import errno
+import importlib.machinery
 import importlib.util
 import inspect
 import io
@@ -341,6 +342,7 @@ class Guard:
         self.stop_here = None  # a stop at the running line: for a name given as a string
         self.forbidden = {id(getattr(builtins, n)) for n in dir(builtins)
                           if n not in surface["builtins"] and callable(getattr(builtins, n))}
+        self.forbidden.add(id(builtins.open))  # (the program's `open` is the run's files')
 
     def refuse(self, site, message, name):
         if site is None:  # getattr(obj, name): no attribute node to point at
@@ -380,7 +382,7 @@ class Guard:
                 self.refuse(site, f"module '{value.__name__}' is not part of the .tg language", name)
         elif isinstance(value, FRAME_TYPES) or id(value) in self.forbidden:
             self.refuse(site, f"attribute '{name}' gives what .tg programs cannot hold", name)
-        elif callable(value):
+        elif callable(value) and not isinstance(value, BuiltinFunction):  # (the child's own)
             owner = getattr(value, "__self__", None)
             module = owner.__name__ if isinstance(owner, types.ModuleType) else \
                 getattr(value, "__module__", None)
@@ -583,6 +585,103 @@ def arm(stop, readable_roots, importable):
     sys.addaudithook(hook)
 
 
+# --- the run's files: in memory, as autodiff's ------------------------------------------
+
+VIRTUAL_MODULES = ("os", "os.path")
+IMPORT_NAME = __import__("dis").opmap["IMPORT_NAME"]
+
+
+def load_files_module(path):
+    """autodiff's engine/core/files.py (standard library only), loaded before any wall is up."""
+    spec = importlib.util.spec_from_file_location("tg_files", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def virtual_files(files, surface, torch):
+    """A fresh in-memory file system for one program, as autodiff gives each run: the
+    program's `open`, modules standing for `os` and `os.path` (the names the language has
+    there, each on these files), and torch.save/torch.load reading and writing them through
+    torch's own file-like path. Returns (open, {module path: module})."""
+    fs = files.FileSystem()
+
+    def named(name, method, builtin=False):  # printed as Python's own function of that name
+        def call(*args, **kwargs):
+            return method(*args, **kwargs)
+        call.__name__ = call.__qualname__ = name
+        return BuiltinFunction(call) if builtin else call
+
+    def never(p):
+        files.fspath(p)
+        return False
+    path = types.ModuleType("posixpath")
+    path.__dict__.update(files.PURE_PATH, **files.PATH_CONSTANTS)
+    for name in ("exists", "isfile", "isdir", "getsize", "abspath", "relpath"):
+        setattr(path, name, named(name, getattr(fs, name)))
+    path.lexists, path.realpath = named("lexists", fs.exists), named("realpath", fs.abspath)
+    path.islink, path.ismount = named("islink", never), named("ismount", never)
+    system = types.ModuleType("os")
+    environ = files.Environ()
+    system.__dict__.update({k: v for k, v in files.PATH_CONSTANTS.items()})
+    system.path, system.environ, system.name, system.linesep = path, environ, "posix", "\n"
+    system.getenv = named("getenv", lambda key, default=None: environ.get(key, default))
+    system.fspath = named("fspath", os.fspath, builtin=True)
+    for name in ("getcwd", "chdir", "listdir", "mkdir", "remove", "rmdir", "rename"):
+        setattr(system, name, named(name, getattr(fs, name), builtin=True))
+    system.makedirs, system.walk = named("makedirs", fs.makedirs), named("walk", fs.walk)
+    system.unlink = named("unlink", fs.remove, builtin=True)
+    system.replace = named("replace", fs.rename, builtin=True)
+    modules = {"os": system, "os.path": path}
+    for name, module in modules.items():  # only what autodiff's module has
+        module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None, origin="frozen")
+        allowed = set(surface["module_names"].get(name, ()))
+        for member in [m for m in vars(module) if not m.startswith("__") and m not in allowed]:
+            delattr(module, member)
+    if torch is not None:
+        real_save, real_load = torch.save, torch.load
+
+        def save(obj, f, *args, **kwargs):
+            if isinstance(f, (str, bytes)):
+                where = os.fsdecode(f)
+                folder = where.rpartition("/")[0]
+                if folder and not fs.isdir(folder):
+                    raise RuntimeError(f"Parent directory {folder} does not exist.")
+                buffer = io.BytesIO()
+                real_save(obj, buffer, *args, **kwargs)
+                fs.write_bytes(where, buffer.getvalue())
+                return None
+            return real_save(obj, f, *args, **kwargs)
+
+        def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+                 **kwargs):
+            if isinstance(f, (str, bytes)):
+                f = io.BytesIO(fs.read_bytes(os.fsdecode(f)))
+            # torch's restricted unpickler whatever the program asks: what the language can
+            # save loads the same way, and no file's bytes make a host object
+            return real_load(f, map_location, weights_only=True, **kwargs)
+
+        save.__name__, load.__name__ = "save", "load"
+        torch.save, torch.load = save, load  # (in this program's own process only)
+    def open(*args, **kwargs):  # noqa: A001 - the program's builtin
+        return fs.open(*args, **kwargs)
+    return BuiltinFunction(open), modules
+
+
+def program_import(real_import, shown, modules):
+    """The program's `__import__`: its own import statements of `os` get the run's
+    stand-ins; every other import (torch's C code imports through the same builtins) is
+    Python's."""
+    def tg_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name in modules and not level:
+            frame = sys._getframe(1)
+            if frame.f_code.co_filename == shown and \
+                    frame.f_code.co_code[frame.f_lasti] == IMPORT_NAME:
+                return modules[name] if fromlist else modules[name.partition(".")[0]]
+        return real_import(name, globals, locals, fromlist, level)
+    return tg_import
+
+
 # --- running the jobs ----------------------------------------------------------------------
 
 def error_line(exc):
@@ -607,6 +706,8 @@ def language_modules(surface):
 
     found = {}
     for path, names in surface["module_names"].items():
+        if path in VIRTUAL_MODULES:  # the run's own (virtual_files), never the host's
+            continue
         try:
             module = importlib.import_module(path)
         except ImportError:  # a Python or torch without it: no program reaches it then
@@ -684,8 +785,8 @@ def deep(work):
 
 
 class Child:
-    def __init__(self, results, surface):
-        self.results, self.surface = results, surface
+    def __init__(self, results, surface, files):
+        self.results, self.surface, self.files = results, surface, files
         self.shown, self.located = "<program>", Located("")
         self.bases = set()  # the real classes a program's class may derive from
         self.real_out, self.real_err = sys.stdout, sys.stderr
@@ -731,6 +832,11 @@ class Child:
                 guard.torch_module, guard.node = torch.nn.Module, torch.autograd.graph.Node
             guard.misspellings = bool(job.get("misspellings"))
             guard.stop_here = self.stop_here
+        self.open, virtual = virtual_files(self.files, self.surface, torch)
+        self.imports = program_import(builtins.__import__, shown, virtual)
+        if guard is not None:  # the stand-ins answer what autodiff's modules have
+            guard.modules = {**modules, **{id(m): frozenset(self.surface["module_names"][p])
+                                           for p, m in virtual.items()}}
         linecache.cache[shown] = (len(source), None, source.splitlines(True), shown)
         out, err = io.StringIO(), io.StringIO()
         code, error, limit = 0, None, None
@@ -793,6 +899,7 @@ class Child:
             return kind
 
         names["__build_class__"], names["type"] = build_class, type
+        names["open"], names["__import__"] = self.open, self.imports  # (the run's files)
         names.update(self.attribute_builtins(guard))
         names.update(zip(PROGRAM_NAMES, (guard.get, guard.set, guard.update, guard.delete)))
         return {"__name__": "__main__", "__builtins__": names}
@@ -922,9 +1029,10 @@ def main(argv):
 
     tempfile.gettempdir()  # torch asks for it on first use; finding it writes a probe file
     classes = language_classes(surface)
+    files = load_files_module(limits["files_module"])
     bases = {cls for cls in map(real_class, surface["bases"]) if cls is not None}
     for job in jobs:
-        child = Child(None, surface)
+        child = Child(None, surface, files)
         child.bases = bases
         row = run_apart(child, job, limits, lambda: child.run(job, modules, classes, torch))
         results.write(json.dumps(row) + "\n")

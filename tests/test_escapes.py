@@ -5,6 +5,7 @@ traceback of ours), and none may leave a trace on the machine.
 """
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,7 @@ DUNDER_CHAINS = [
     "torch.Tensor._wrap", "torch.tensor.__code__", "(t.sum).__func__",
 ]
 FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "exec('x = 1')",
-                   "compile('1', 'f', 'eval')", "open('/etc/passwd')", "__import__('os')",
+                   "compile('1', 'f', 'eval')", "open('x.txt', opener=print)", "__import__('os')",
                    "globals()", "vars()", "locals()", "type(t).__dict__", "dir(t)", "input()",
                    "breakpoint()", "help()", "memoryview(b'x')", "object()", "super()",
                    "__builtins__", "exit()", "quit()", "delattr(t, 'grad')", "getattr(t, '_grad')",
@@ -37,10 +38,10 @@ FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "ex
                    "property(print).__get__(1)", "property(print).setter(print).fset",
                    "setattr(t, '__class__', int)", "getattr(t, '__dict__')", "getattr(t, 'tg_type_name')",
                    "setattr(torch, 'ones', print)", "getattr(t.__class__, '__subclasses__')()"]
-IMPORTS = ["import os", "import sys", "import subprocess", "import numpy.ctypeslib",
-           "import torch.utils.hipify", "import builtins", "from os import system",
+IMPORTS = ["import os\nos.system('ls')", "import sys", "import subprocess", "import numpy.ctypeslib",
+           "import torch.utils.hipify", "import builtins", "from os import system\nsystem('ls')",
            "from torch import _C", "import importlib", "import torch.nn.functional.os",
-           "import math as os\nimport os", "from torch import save\nsave(t, 'x.pt')",
+           "import math as os\nimport os\nos.popen('ls')", "from torch import save\nsave(print, 'x.pt')",
            "from numpy import fromfile\nfromfile('x')",
            "from torch.utils import checkpoint\ncheckpoint.checkpoint",
            "from math import __loader__", "from torch import *", "from numpy import *",
@@ -50,7 +51,7 @@ FORMAT_STRINGS = ["'{0.__class__}'.format(t)", "'{0.grad_fn.__init__}'.format(y)
                   "'{0[0].__class__}'.format([t])", "'{x.__class__}'.format(x=t)",
                   "f'{t.__class__.__dict__}'", "f'{y.grad_fn.__class__.__mro__}'",
                   "f'{t.array}'", "'{0.array}'.format(t)"]
-TORCH_IO = ["torch.load('x.pt')", "torch.save(t, 'x.pt')", "torch.from_numpy(t)",
+TORCH_IO = ["torch.load(print)", "torch.save(t, print)", "torch.from_numpy(t)",
             "torch.utils.checkpoint", "torch.ops", "torch.numpy()", "torch.hub",
             "torch.compile(f)", "torch.jit"]
 # the v2 constructs: lambdas, comprehensions, dicts and sets, * and ** arguments, try/except,
@@ -82,7 +83,7 @@ DELETIONS = ["del t.grad", "del torch.tensor", "del math.pi", "del t.__class__",
 SCOPES = ["def g():\n    global __builtins__\n    return __builtins__\nprint(g())",
           "def g():\n    x = 1\n    def h():\n        nonlocal x\n        return x.__class__.__base__\n"
           "    return h()\nprint(g())",
-          "global open\nopen('x.txt', 'w')"]
+          "global open\nopen('x.txt', 'w').fileno()"]
 TYPES = ["type(t).__mro__", "type(1).__subclasses__()", "type('X', (), {})",
          "type(type(1))('X', (), {})", "type(t)._wrap", "type(y.grad_fn)(1)", "type(type(t)).cls",
          "type(f).__code__", "type(t.grad_fn).__init__", "type(math).__dict__",
@@ -214,15 +215,33 @@ GENERATORS = [_GEN + "print(g(t).gi_frame)", _GEN + "print(g(t).gi_code)",
               _GEN + "print(next(g(t)).__class__.__getattribute__)", _GEN + "print([v.__class__.__reduce__ for v in g(t)])",
               "def g():\n    yield print.__self__\nprint(list(g()))",
               "def g():\n    yield from print.__self__.__dict__\nprint(list(g()))",
-              "def g():\n    with open('x.txt', 'w') as f:\n        yield f\nprint(list(g()))",
-              "def g():\n    import os\n    yield os\nprint(list(g()))"]
+              "def g():\n    with open('x.txt', 'w') as f:\n        yield f.buffer\nprint(list(g()))",
+              "def g():\n    import os\n    yield os.fork()\nprint(list(g()))"]
+# the run's files (open, os, os.path, torch.save/load): their objects' insides and os's host
+# functions; what they can do harmlessly is in FILE_ESCAPES below
+FILES = ["open('x.txt', 'w').buffer", "open('x.txt', 'w').fileno()", "open('x.txt', 'w')._CHUNK_SIZE",
+         "open('x.txt', 'w').__class__.__init__", "open('x.txt', 'w').detach()",
+         "type(open('x.txt', 'w'))(t)", "open('x.txt', 'w').__enter__",
+         "open('x.txt', 'w', buffering=0)", "open(0).read()", "open(1, 'w')",
+         "import os\nos.system('ls')", "import os\nos.execv('/bin/sh', ['sh'])",
+         "import os\nos.environ.__dict__", "import os\nos.path.__dict__",
+         "import os\nos.getcwd.__self__", "import os\nos.listdir.__call__",
+         "import os\nos.path.expanduser('~')", "import os\nos.path.join.__globals__",
+         "import os\nos.open('x', 0)", "import os\nos.fdopen(1)", "import os\nos.scandir('.')",
+         "import os\nos.stat('.')", "import os\nos.getpid()", "import os\nos.putenv('A', 'B')",
+         "import os\nos.urandom(4)", "import os.path as p\np.getmtime('.')",
+         "from os import popen\npopen('ls')", "from os.path import expandvars\nexpandvars('$HOME')",
+         "torch.load(open('x.txt', 'w'))", "torch.save(t, open('x.txt', 'w'))",
+         "torch.save(torch.nn.Linear(1, 1), 'm.pt')", "torch.save(print, 'p.pt')",
+         "torch.load('x.pt', pickle_module=print)", "open('x.txt', 'w').name.__class__.__mro__"]
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
             + [("data", e) for e in DATA] + [("collections", e) for e in COLLECTIONS]
             + [("__name__", e) for e in NAMES] + [("generator", e) for e in GENERATORS]
-            + [("nn", e) for e in NN] + [("result", e) for e in RESULTS] + V2_ATTEMPTS)
+            + [("nn", e) for e in NN] + [("result", e) for e in RESULTS]
+            + [("files", e) for e in FILES] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
 
@@ -244,7 +263,8 @@ def test_escape_attempt_is_refused(kind, attempt, tmp_path, monkeypatch):
     assert result.error is not None, f"not refused: {attempt!r} printed {out.getvalue()!r}"
     assert result.error.error_class in {"AttributeError", "NameError", "ValueError",
                                         "SyntaxError", "ImportError", "TypeError",
-                                        "NotImplementedError", "MemoryError"}
+                                        "NotImplementedError", "MemoryError", "OSError",
+                                        "FileNotFoundError"}
     rendered = result.error.render(source)
     assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
     assert list(tmp_path.iterdir()) == []  # nothing was written
@@ -439,3 +459,54 @@ def test_class_escape_attempt_is_refused(attempt, tmp_path, monkeypatch):
     rendered = result.error.render(source)
     assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- the run's files: what a program can do with them reaches nothing of the host ----
+
+# name -> (program, what it prints, its error line or None): the same under autodiff and
+# under the torch reference (tests/test_reference_escapes.py), and nothing on the disk
+FILE_ESCAPES = {
+    "reading the host's files": (
+        "for path in ['/etc/passwd', '../../../../etc/passwd', '/proc/self/environ', '~/.bashrc']:\n"
+        "    try:\n        print(open(path).read())\n    except FileNotFoundError as e:\n"
+        "        print(e, e.errno, e.filename == path)\n",
+        "[Errno 2] No such file or directory: '/etc/passwd' 2 True\n"
+        "[Errno 2] No such file or directory: '../../../../etc/passwd' 2 True\n"
+        "[Errno 2] No such file or directory: '/proc/self/environ' 2 True\n"
+        "[Errno 2] No such file or directory: '~/.bashrc' 2 True\n", None),
+    "listing the host's folders": (
+        "import os\nprint(os.listdir('/'), os.listdir('/home'), os.listdir('..'))\n"
+        "os.chdir('/')\nprint(os.getcwd(), os.path.exists('etc/passwd'), os.path.isdir('/tmp'))\n",
+        "['home'] ['tg'] ['tg']\n/ False False\n", None),
+    "the host's environment": (
+        "import os\nprint(os.environ, os.getenv('HOME'), os.getenv('PATH'), 'USER' in os.environ)\n"
+        "os.environ['HOME'] = '/root'\nprint(os.path.exists(os.environ['HOME']))\n",
+        "environ({}) None None False\nFalse\n", None),
+    "writing over the host's files": (
+        "import os\nos.makedirs('/tmp/x', exist_ok=True)\n"
+        "open('/tmp/x/marker', 'w').write('x')\nopen('../../etc_marker', 'w').write('x')\n"
+        "torch.save(torch.ones(1), '/tmp/x/marker.pt')\n"
+        "print(sorted(os.listdir('/')), os.listdir('/tmp/x'))\n",
+        "['etc_marker', 'home', 'tmp'] ['marker', 'marker.pt']\n", None),
+    "a crafted pickle": (
+        "with open('evil.pt', 'w') as f:\n"
+        "    f.write(\"cos\\nsystem\\n(S'touch pwned'\\ntR.\")\n"
+        "torch.load('evil.pt', weights_only=False)\n", "", "UnpicklingError"),
+    "filling the memory with files": (
+        "chunk = 'x' * 1000000\nf = open('big.txt', 'w')\nfor i in range(100):\n"
+        "    f.write(chunk)\n", "", "OSError: [Errno 28] No space left on device"),
+}
+
+
+@pytest.mark.parametrize("name", list(FILE_ESCAPES))
+def test_files_never_reach_the_host(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source, printed, error = FILE_ESCAPES[name]
+    out = io.StringIO()
+    result = run_source(source, "files.tg", out=out, err=io.StringIO())
+    assert out.getvalue() == printed
+    if error is None:
+        assert result.error is None, result.error
+    else:
+        assert error in f"{result.error.error_class}: {result.error.message}"
+    assert list(tmp_path.iterdir()) == [] and not Path("/tmp/x/marker").exists()

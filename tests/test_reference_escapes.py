@@ -27,7 +27,7 @@ from autodiff.interpreter.reference import (
     run_with_torch,
     torch_available,
 )
-from test_escapes import ATTEMPTS, CLASS_PRELUDE, CLASSES, _as_statement
+from test_escapes import ATTEMPTS, CLASS_PRELUDE, CLASSES, FILE_ESCAPES, _as_statement
 
 pytestmark = pytest.mark.skipif(not torch_available(), reason="torch is not installed")
 
@@ -40,8 +40,8 @@ OWN_OBJECTS = {
         '    def run(self):\n        self.os.system("touch {marker}")\nNet.run(torch)\n'),
     "torch passed as self of an nn.Module": (
         "import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n"
-        "        super().__init__()\n        self.save = 1\n    def keep(self, x):\n"
-        '        self.save(x, "{marker}")\nNet.keep(torch, torch.ones(1))\n'),
+        "        super().__init__()\n        self.jit = 1\n    def keep(self, x):\n"
+        '        self.jit.save(x, "{marker}")\nNet.keep(torch, torch.ones(1))\n'),
     "numpy passed as self": (
         "import numpy as np\nclass A:\n    def __init__(self):\n        self.save = 0\n"
         '    def keep(self):\n        self.save("{marker}", [1])\nA.keep(np)\n'),
@@ -85,6 +85,15 @@ OWN_OBJECTS = {
     "a cudnn flag's name on another module": ("torch.nn.deterministic = True\n"),
     "a cudnn flag's name on a tensor": ("torch.ones(1).benchmark = True\n"),
     "the class of a class": ("print(torch.ones(1).__class__.__class__)\n"),
+    # the run's files: the program's os, open and file objects answer the language's names
+    "os.system through the program's os": ('import os\nos.system("touch {marker}")\n'),
+    "a host function of os by a readable name": (
+        'import os\nname = "popen"\nprint(os.popen("touch {marker}"))\n'),
+    "a host function of os.path": ('import os\nname = "expanduser"\nprint(os.path.expanduser("~"))\n'),
+    "a file object's buffer": ('f = open("a.txt", "w")\nname = "buffer"\nprint(f.buffer.raw)\n'),
+    "a file object's descriptor": ('f = open("a.txt", "w")\nname = "fileno"\nprint(f.fileno())\n'),
+    "a tensor method's name on a file object": ('print(open("a.txt", "w").detach())\n'),
+    "the real open through torch": ('name = "serialization"\nprint(torch.serialization)\n'),
     "the class of a class through getattr": (
         'print(getattr(int, "__class__")("X", (), {{}}))\n'),
 }
@@ -101,6 +110,13 @@ HARMLESS = {
     "sandbox numpy: np.ones(2).dtype.type": "NumPy's scalar class, whose names are data only",
     "sandbox numpy: np.array([print])": "an array holding a builtin of the language",
     "sandbox numpy: np.array(['a'])": "an array of strings",
+    "sandbox files: torch.save(torch.nn.Linear(1, 1), 'm.pt')":
+        "torch pickles the module into the run's in-memory files (autodiff saves only "
+        "tensors and containers of them); loading is weights-only",
+    "sandbox import: from torch import save\nsave(print, 'x.pt')":
+        "pickle writes a reference to a builtin into the run's in-memory files",
+    "sandbox files: torch.save(print, 'p.pt')":
+        "pickle writes a reference to a builtin into the run's in-memory files",
 }
 PAYLOAD = 'print("the attempt got through")\n'
 
@@ -247,3 +263,18 @@ def test_a_teachers_folder_through_the_console_script(tmp_path: Path) -> None:
     assert (folder / "good.out").read_text() == "tensor([3., 3.])\n"
     assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(
         ["class", "one.tg", "two.tg", "big.tg", "good.tg", "good.out"])
+
+
+def test_the_run_s_files_are_the_same_in_memory_files_under_torch(tmp_path: Path) -> None:
+    """Each of test_escapes' FILE_ESCAPES prints under torch what it prints under autodiff,
+    fails the same way, and nothing reaches the disk."""
+    names = list(FILE_ESCAPES)
+    outcomes = reference_outcomes([FILE_ESCAPES[n][0] for n in names], filenames=names,
+                                  timeout=600)
+    for name, outcome in zip(names, outcomes):
+        _, printed, error = FILE_ESCAPES[name]
+        assert isinstance(outcome, ReferenceResult), (name, outcome)
+        assert outcome.stdout == printed, name
+        assert (outcome.error is None) if error is None else error in outcome.error, \
+            (name, outcome.error)
+    assert not Path("/tmp/x/marker").exists() and not Path("/tmp/x").exists()

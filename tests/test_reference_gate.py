@@ -36,13 +36,14 @@ MARK = "{marker}"  # replaced by the marker file's path
 ESCAPES = {
     "dunder import": ('__import__("os").system("touch {marker}")\n',
                       "'__import__' starts with '_'", "__import__"),
-    "import os": ('import os\nos.system("touch {marker}")\n',
-                  "ImportError: import of 'os' is not supported", "import os"),
+    "import subprocess": ('import subprocess\nsubprocess.run(["touch", "{marker}"])\n',
+                          "ImportError: import of 'subprocess' is not supported",
+                          "import subprocess"),
     "dunder attribute": ('f = torch.ones\nprint(f.__self__)\nopen("{marker}", "w")\n',
                          "'__self__' starts with '_'", "__self__"),
     "exec": ('exec("import os; os.system(\'touch {marker}\')")\n',
              "'exec' is Python's own builtin", "exec"),
-    "open": ('open("{marker}", "w")\n', "'open' is Python's own builtin", "open"),
+    "eval": ('eval("open(\'{marker}\', \'w\')")\n', "'eval' is Python's own builtin", "eval"),
     # Python ends a line at a lone carriage return; autodiff's parser reads one comment
     "line hidden in a comment": ('# a note\r__import__("os").system("touch {marker}")\n',
                                  "'__import__' starts with '_'", "__import__"),
@@ -74,10 +75,10 @@ ESCAPES = {
                             "attribute 'with_traceback'", "with_traceback"),
 }
 TORCH_ESCAPES = {  # attributes real PyTorch has outside the language
-    "torch.save": ('torch.save(torch.ones(1), "{marker}")\n', "attribute 'save'", "save"),
+    "torch.jit.save": ('torch.jit.save(torch.ones(1), "{marker}")\n', "attribute 'jit'", "jit"),
     "numpy": ('torch.ones(1).numpy().tofile("{marker}")\n', "attribute 'tofile'", "tofile"),
-    "from-import of torch.save": ('from torch import save\nsave(torch.ones(1), "{marker}")\n',
-                                  "'save' is not part of the .tg language's 'torch'", "save"),
+    "from-import of torch.jit": ('from torch import jit\njit.save(torch.ones(1), "{marker}")\n',
+                                 "'jit' is not part of the .tg language's 'torch'", "jit"),
     "numpy.save": ('import numpy as np\nnp.save("{marker}", np.ones(1))\n', "attribute 'save'",
                    "save"),
 }
@@ -141,20 +142,21 @@ def test_torch_functions_outside_the_language_are_refused(name: str, tmp_path: P
 @needs_torch
 def test_the_programs_own_attributes_pass_only_on_its_own_objects(tmp_path: Path) -> None:
     """`self.linear = ...` names an attribute of the program's choosing; it passes on `self`,
-    the class and its instances, and nowhere else: `torch.save` is stopped where it runs (the
+    the class and its instances, and nowhere else: `torch.hub` is stopped where it runs (the
     child looks at the object: a module answers only the language's names)."""
     program = ('import torch.nn as nn\nclass Net(nn.Module):\n'
                '    def __init__(self):\n        super().__init__()\n        self.linear = nn.Linear(2, 1)\n'
-               '        self.save = 3\n        self.scale = 2\n    def forward(self, x):\n'
+               '        self.hub = 3\n        self.scale = 2\n    def forward(self, x):\n'
                '        return self.linear(x) * self.scale\n'
-               'model = Net()\nprint(model.save, model.scale, model.linear.in_features)\n')
+               'model = Net()\nprint(model.hub, model.scale, model.linear.in_features)\n')
     result = run_with_torch(program, filename="own.tg")
     assert (result.stdout, result.error) == ("3 2 2\n", None)
     marker = tmp_path / "ran"
-    evil = "import torch\n" + program + f'torch.save(model, "{marker}")\n'
+    evil = "import torch\n" + program + f'torch.hub.load(model)\nopen("{marker}")\n'
     with pytest.raises(ReferenceRefused) as refused:
         run_with_torch(evil, filename="evil.tg")
-    _assert_refused(refused.value, "stopped: attribute 'save' of module 'torch'", "save", marker)
+    _assert_refused(refused.value, "stopped: attribute 'hub' of module 'torch'", "hub",
+                    marker)
 
 
 def test_what_the_checks_miss_meets_the_languages_builtins(tmp_path: Path) -> None:
@@ -174,7 +176,7 @@ def test_our_own_checks_come_first_without_any_process(monkeypatch) -> None:
         raise AssertionError("a child process was started")
 
     monkeypatch.setattr(reference, "_run_jobs", no_child)
-    for program in ('__import__("os")\n', "import os\n", "x = 1 +\n", "def f(__x):\n    pass\n",
+    for program in ('__import__("os")\n', "import subprocess\n", "x = 1 +\n", "def f(__x):\n    pass\n",
                     "print(f(_secret=1))\n", "with torch.no_grad() as __g:\n    pass\n",
                     "x = torch.ones(1)\nprint(x._base)\n"):
         with pytest.raises(ReferenceRefused):
@@ -185,9 +187,12 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     surface = language_surface()
     assert {"print", "range", "isinstance", "getattr", "setattr", "hasattr", "id",
             "slice"} <= set(surface["builtins"])  # (the child gives the first three guarded)
-    assert not {"exec", "eval", "open", "delattr", "vars", "__import__"} & set(surface["builtins"])
+    assert not {"exec", "eval", "delattr", "vars", "__import__"} & set(surface["builtins"])
     assert {"backward", "grad_fn", "zeros_like", "format"} <= set(surface["readable"])
-    assert not {"load", "save", "tofile", "gi_frame", "with_traceback"} & set(surface["readable"])
+    assert not {"tofile", "gi_frame", "with_traceback", "buffer", "fileno", "system",
+                "popen"} & set(surface["readable"])
+    # `open` is the run's in-memory files' (torch_child.virtual_files), never Python's
+    assert "open" in surface["builtins"] and {"os", "os.path"} <= set(surface["modules"])
     assert set(surface["writable"]) == {"requires_grad", "grad", "data", "enabled", "benchmark",
                                         "deterministic", "allow_tf32"}  # (cudnn's flags)
     allowed = set(surface["readable_dunders"])
@@ -197,8 +202,9 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert set(surface["protocol_methods"]) == {"__init__", "__len__", "__getitem__",
                                                 "__setitem__", "__call__", "__iter__",
                                                 "__contains__", "__repr__", "__str__"}
-    assert not any(n.startswith("_") and n not in allowed
+    assert not any(n.startswith("_") and n not in allowed and not n.startswith("_io.")
                    for key, names in surface.items() if key != "protocol_methods" for n in names)
+    # (the classes `_io.TextIOWrapper`... are paths of Python's file objects, not names)
 
 
 def test_a_fresh_process_sees_the_whole_surface() -> None:

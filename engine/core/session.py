@@ -1,4 +1,5 @@
-"""The state of one program run: grad mode, limits, random numbers, observers, print options.
+"""The state of one program run: grad mode, limits, random numbers, observers, print options,
+the in-memory files.
 
 Everything PyTorch keeps per process (and a tool keeps per run) lives in one `Session`
 object, held in a context variable: two programs run in two threads (or two contexts) of
@@ -54,7 +55,7 @@ class Session:
 
     __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
                  "observers", "print_options", "anomaly", "inference", "inference_grad",
-                 "warned_once", "cudnn", "__weakref__")
+                 "warned_once", "cudnn", "files", "__weakref__")
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
                  timeout: float | None = None) -> None:
@@ -72,6 +73,7 @@ class Session:
         self.inference_grad = False
         self.warned_once: set = set()  # torch's TORCH_WARN_ONCE warnings given in this run
         self.cudnn: dict | None = None  # torch.backends.cudnn's flags the program set
+        self.files = None  # the run's in-memory files (core/files.py), made on first use
 
     def for_run(self, *, timeout: float | None = None) -> "Session":
         """A session for a program run inside this one: a fresh process's state, this
@@ -102,6 +104,16 @@ DEFAULT_SESSION = Session()
 _current: contextvars.ContextVar[Session] = contextvars.ContextVar("autodiff_session",
                                                                   default=DEFAULT_SESSION)
 current = _current.get  # the running program's session (a C call: ops read it on every call)
+
+
+def files():
+    """The running program's file system (in memory: a program never sees the host's files)."""
+    session = current()
+    if session.files is None:
+        from .files import FileSystem  # noqa: PLC0415 - only for programs that use files
+
+        session.files = FileSystem()
+    return session.files
 
 
 def warn_once(message: str, stacklevel: int) -> None:

@@ -17,6 +17,7 @@ POSITIONS = {
     "torch.full_like": {"fill_value": 1, "input": 0},
     "torch.inference_mode": {"mode": 0},
     "torch.linspace": {"end": 1, "start": 0, "steps": 2},
+    "torch.load": {"f": 0, "map_location": 1, "pickle_module": 2},
     "torch.logspace": {"base": 3, "end": 1, "start": 0, "steps": 2},
     "torch.manual_seed": {"seed": 0},
     "torch.normal": {"mean": 0, "size": 2, "std": 1},
@@ -29,6 +30,14 @@ POSITIONS = {
     "torch.randn": {"size": 0},
     "torch.randn_like": {"input": 0},
     "torch.randperm": {"n": 0},
+    "torch.save": {
+        "_disable_byteorder_record": 5,
+        "_use_new_zipfile_serialization": 4,
+        "f": 1,
+        "obj": 0,
+        "pickle_module": 2,
+        "pickle_protocol": 3,
+    },
     "torch.set_grad_enabled": {"mode": 0},
     "torch.set_printoptions": {
         "edgeitems": 2,

@@ -65,7 +65,7 @@ class Optimizer(metaclass=TorchClass):
     state, zero_grad, and torch's printed form."""
 
     _tg_public = frozenset({"step", "zero_grad", "param_groups", "state", "defaults",
-                            "state_dict", "add_param_group"})
+                            "state_dict", "load_state_dict", "add_param_group"})
 
     def __init__(self, params, defaults: dict):
         if type(params) is Tensor:
@@ -136,6 +136,30 @@ class Optimizer(metaclass=TorchClass):
             groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict) -> None:
+        """torch's: the saved groups' hyperparameters and the saved state, matched to this
+        optimizer's parameters by position; a state tensor takes its parameter's dtype (one
+        that has it already is kept, not copied, as torch's `.to` keeps it)."""
+        saved_groups = state_dict["param_groups"]
+        if len(self.param_groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        by_index = {i: p for g, s in zip(self.param_groups, saved_groups)
+                    for i, p in zip(s["params"], g["params"])}
+        state = defaultdict(dict)
+        for key, values in state_dict["state"].items():
+            p = by_index.get(key)
+            if p is None:
+                state[key] = values
+                continue
+            state[p] = {name: v.to(p.dtype) if type(v) is Tensor and name != "step"
+                        and p.dtype.is_floating_point else v for name, v in values.items()}
+        self.state = state
+        self.param_groups = [dict(s, params=g["params"])
+                             for g, s in zip(self.param_groups, saved_groups)]
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
