@@ -26,7 +26,10 @@ EXCEPTIONS = {name: getattr(_py, name) for name in (
     "Exception", "ArithmeticError", "AssertionError", "AttributeError", "ImportError",
     "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError",
     "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "TypeError",
-    "UnboundLocalError", "ValueError", "ZeroDivisionError")}
+    "UnboundLocalError", "ValueError", "ZeroDivisionError",
+    # the warning categories (`warnings.warn(..., DeprecationWarning)`)
+    "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "RuntimeWarning",
+    "FutureWarning")}
 
 
 class TypeView:
