@@ -75,6 +75,13 @@ FRAME_TYPES = (types.FrameType, types.CodeType, types.TracebackType)
 
 # --- 1. the allow-list, on the text as CPython reads it ---------------------------------
 
+def program_namedtuple_field(cls, name):
+    """A field of a namedtuple class the program made (its module is the program's)."""
+    fields = cls.__dict__.get("_fields")
+    return cls.__module__ == "__main__" and issubclass(cls, tuple) and \
+        isinstance(fields, tuple) and name in fields
+
+
 class Program:
     """Facts about the whole program that single nodes are checked against."""
 
@@ -365,7 +372,7 @@ class Guard:
             return False
         for cls in (obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
             if name in cls.__dict__:
-                return cls in self.classes
+                return cls in self.classes or program_namedtuple_field(cls, name)
         if isinstance(obj, type) or self._program_object(obj):
             return True  # its own attribute, or an AttributeError as Python gives it
         if isinstance(obj, self.torch_module):
@@ -631,6 +638,9 @@ def real_class(path):
         return None
     for part in name.split("."):
         found = getattr(found, part, None)
+    if found is not None and not isinstance(found, type) and \
+            type(found).__qualname__ == name.rpartition(".")[2]:
+        return type(found)  # `sys.version_info`: the one instance of its class, named as it
     return found if isinstance(found, type) else None
 
 
@@ -737,6 +747,7 @@ class Child:
         if torch is not None:
             torch.set_grad_enabled(True)
         sys.stdout, sys.stderr = out, err
+        argv, sys.argv = sys.argv, [shown]  # a program's `sys.argv` names the program alone
         try:
             with warnings.catch_warnings():
                 warnings.resetwarnings()  # a fresh process's filters, each program anew
@@ -763,6 +774,7 @@ class Child:
             traceback.print_exception(type(exc), exc, tb, file=err)
         finally:
             sys.stdout, sys.stderr = self.real_out, self.real_err
+            sys.argv = argv
             linecache.cache.pop(shown, None)
         self.write({"stdout": out.getvalue(), "stderr": err.getvalue(), "exit_code": code,
                     "error": error, "limit": limit})
