@@ -12,6 +12,7 @@ import itertools as _itertools
 from typing import Any
 
 from .. import bounds
+from ..pybuiltins import builtin
 from .module import StdModule, function, public
 
 
@@ -111,20 +112,38 @@ def _tee(iterable: Any, n: Any = 2) -> tuple:
     return tuple(Steps(it, "_tee", (iterable,)) for it in _itertools.tee(iterable, n))
 
 
-class Chain:
+class Tool:
+    """An itertools class as a program names it: calling it makes a Steps; it prints as the
+    class (`<class 'itertools.count'>`) and `isinstance` asks for its iterators."""
+
+    _tg_public = frozenset()
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Any) -> None:
+        self.name, self.make = name, make
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.make(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<class 'itertools.{self.name}'>"
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return type(obj) is Steps and obj._name == self.name
+
+
+class Chain(Tool):
     """`itertools.chain`, and `chain.from_iterable`."""
 
     _tg_public = frozenset({"from_iterable"})
     __slots__ = ()
 
-    def __call__(self, *iterables: Any) -> Steps:
-        return Steps(_itertools.chain(*iterables), "chain", iterables)
+    def __init__(self) -> None:
+        super().__init__("chain", lambda *iterables: Steps(_itertools.chain(*iterables),
+                                                           "chain", iterables))
 
     def from_iterable(self, iterable: Any) -> Steps:
         return Steps(_itertools.chain.from_iterable(iterable), "chain", (iterable,))
-
-    def __repr__(self) -> str:
-        return "<class 'itertools.chain'>"
 
 
 _LAZY = ("count repeat islice starmap takewhile dropwhile filterfalse compress zip_longest "
@@ -138,14 +157,13 @@ class ItertoolsModule(StdModule):
 
     def __init__(self) -> None:
         for name in _LAZY:
-            setattr(self, name, _lazy(name))
+            setattr(self, name, Tool(name, _lazy(name)))
         for name in ("permutations", "combinations", "combinations_with_replacement"):
-            setattr(self, name, _choosing(name))
+            setattr(self, name, Tool(name, _choosing(name)))
         self.chain = Chain()
-        self.product = function("product", _product)
-        self.cycle = function("cycle", _cycle)
-        self.accumulate = function("accumulate", _accumulate)
-        self.tee = function("tee", _tee)
+        for name, make in (("product", _product), ("cycle", _cycle), ("accumulate", _accumulate)):
+            setattr(self, name, Tool(name, function(name, make)))
+        self.tee = builtin("tee", _tee)
 
 
 # --- functools -----------------------------------------------------------------------------
@@ -182,5 +200,4 @@ INSTANCE_PUBLIC = {
     type(_functools.lru_cache(None)(len)): frozenset({"cache_info", "cache_clear",
                                                       "cache_parameters"}),
     _functools._CacheInfo: frozenset({"hits", "misses", "maxsize", "currsize", "count", "index"}),
-    Chain: Chain._tg_public,
 }

@@ -12,7 +12,8 @@ from typing import Any
 
 from .. import bounds
 from ..deadline import ProgramStopped
-from .module import StdModule, function, public
+from ..pybuiltins import builtin
+from .module import StdModule, public
 
 
 class _Stream:
@@ -77,7 +78,7 @@ class SysModule(StdModule):
         self.platform, self.maxsize, self.maxunicode = _sys.platform, _sys.maxsize, _sys.maxunicode
         self.float_info, self.int_info, self.byteorder = _sys.float_info, _sys.int_info, _sys.byteorder
         self.stdout, self.stderr = _Stream(rt, "stdout"), _Stream(rt, "stderr")
-        self.exit = function("exit", _exit)
+        self.exit = builtin("exit", _exit)
         limit = [_PYTHON_RECURSION_LIMIT]
 
         def getrecursionlimit() -> int:
@@ -90,9 +91,9 @@ class SysModule(StdModule):
             if new < 1:
                 raise ValueError("recursion limit must be greater or equal than 1")
             limit[0] = new
-        self.getrecursionlimit = function("getrecursionlimit", getrecursionlimit)
-        self.setrecursionlimit = function("setrecursionlimit", setrecursionlimit)
-        self.getdefaultencoding = function("getdefaultencoding", lambda: "utf-8")
+        self.getrecursionlimit = builtin("getrecursionlimit", getrecursionlimit)
+        self.setrecursionlimit = builtin("setrecursionlimit", setrecursionlimit)
+        self.getdefaultencoding = builtin("getdefaultencoding", lambda: "utf-8")
 
 
 _MAX_NANOSECONDS = 2 ** 63 - 1  # CPython's clock type
@@ -130,8 +131,8 @@ class TimeModule(StdModule):
     def __init__(self) -> None:
         for name in self._tg_public - {"sleep", "strftime"}:
             setattr(self, name, getattr(_time, name))
-        self.sleep = function("sleep", _sleep)
-        self.strftime = function("strftime", _strftime)
+        self.sleep = builtin("sleep", _sleep)
+        self.strftime = builtin("strftime", _strftime)
 
 
 STRUCT_FIELDS = {type(_sys.version_info): public("major minor micro releaselevel serial count index"),
