@@ -71,6 +71,9 @@ HOST_MODULES = frozenset({
     "tarfile", "resource", "select", "selectors", "asyncio", "pdb", "bdb", "trace", "pydoc",
     "builtins", "linecache", "tokenize", "zipimport", "faulthandler", "atexit", "site"})
 FRAME_TYPES = (types.FrameType, types.CodeType, types.TracebackType)
+# the functions of `sys` the language has (interpreter/stdlib/system.py): what they reach is
+# the child's own process alone
+SYS_FUNCTIONS = frozenset({"exit", "getrecursionlimit", "setrecursionlimit", "getdefaultencoding"})
 
 
 # --- 1. the allow-list, on the text as CPython reads it ---------------------------------
@@ -427,6 +430,8 @@ class Guard:
                          and obj.__thisclass__ in self.classes):
             self._outside(obj, name, site, f"attribute '{name}' of this object is not part of "
                                            "the .tg language")
+        if obj is sys and name in SYS_FUNCTIONS:
+            return getattr(obj, name)  # the language's own functions of `sys`
         return self._handed_out(getattr(obj, name), site, name)
 
     def _outside(self, obj, name, site, message):

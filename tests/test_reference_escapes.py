@@ -101,6 +101,17 @@ HARMLESS = {
     "sandbox numpy: np.ones(2).dtype.type": "NumPy's scalar class, whose names are data only",
     "sandbox numpy: np.array([print])": "an array holding a builtin of the language",
     "sandbox numpy: np.array(['a'])": "an array of strings",
+    # the standard modules: limits of autodiff's (sizes, nesting) that real Python need not
+    # keep, and what torch supports and autodiff does not yet
+    "sandbox standard: import itertools\nit = iter([1])\nfor i in range(2000):\n"
+    "    it = itertools.chain(it)\nlist(it)": "iterators 2,000 deep, which CPython runs",
+    "sandbox standard: import copy\ncopy.deepcopy(t)": "torch's deepcopy of a leaf tensor",
+    "sandbox standard: import re\nre.sub('', 'x' * 10000, 'y' * 10000)":
+        "a 100-megabyte string, within the child's memory limit",
+    "sandbox standard: import re\nre.compile('').sub('x' * 10000, 'y' * 10000)":
+        "a 100-megabyte string, within the child's memory limit",
+    "sandbox standard: import typing\ntyping.List['os.system(1)']":
+        "a forward reference typing compiles and never evaluates",
 }
 PAYLOAD = 'print("the attempt got through")\n'
 
