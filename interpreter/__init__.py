@@ -19,11 +19,13 @@ from autodiff.text.diagnostics import EXIT_RUNTIME, TgError
 
 from .assignments import WatchedGlobals, bound_names, first_assignments, watched_body
 from .expressions import Context
-from .runtime import CollectionsNamespace, MathNamespace, RandomNamespace, Runtime, make_builtins
+from .runtime import MathNamespace, Runtime, make_builtins
+from .stdlib import std_modules
 from .sandbox import AttributePolicy, default_policy, permissive_policy
 from .scopes import check_module_declarations
 from .statements import compile_block
 from .deadline import Deadline, DeadlinePassed, ProgramStopped, node_of, timeout_message
+from .stdlib.system import SystemExitStop
 from .warnings_hook import ProgramWarnings
 
 __all__ = ["Program", "RunResult", "compile_program", "run_source", "default_modules", "execute",
@@ -52,17 +54,16 @@ class RunResult:
         self.assigned_lines = {} if assigned_lines is None else assigned_lines
 
 
-def default_modules() -> dict[str, Any]:
-    """The engine's torch and its submodules, plus Python's math, random and collections (safe
-    parts)."""
+def default_modules(rt: Runtime | None = None) -> dict[str, Any]:
+    """The engine's torch and its submodules, plus Python's math and the standard modules of
+    stdlib/ (safe parts) for the run `rt`."""
     from autodiff.engine import api  # noqa: PLC0415 - imported on first run, not at import time
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
             "torch.nn.init": api.nn.init, "torch.optim": api.optim_namespace,
             "torch.autograd": api.autograd, "torch.autograd.functional": api.autograd.functional,
             "torch.func": api.func, "torch.utils": api.utils, "torch.utils.data": api.utils.data,
             "torch.linalg": api.linalg,
-            "math": MathNamespace(), "random": RandomNamespace(),
-            "collections": CollectionsNamespace()}
+            "math": MathNamespace(), **std_modules(Runtime() if rt is None else rt)}
 
 
 def new_session(**settings: Any):
@@ -107,8 +108,11 @@ class Program:
         self.rt.generators.clear()
         self.rt.stopped = None
         self.modules.clear()
-        self.modules.update(default_modules() if modules is None else modules)
+        self.rt.filename = self.filename
+        self.modules.update(default_modules(self.rt) if modules is None else modules)
         self.modules.setdefault("math", MathNamespace())
+        for name, module in std_modules(self.rt).items() if modules is not None else ():
+            self.modules.setdefault(name, module)
         self.builtins.clear()
         self.builtins.update(make_builtins(self.rt))
         if not self.filename.startswith("<"):  # a script's __file__: its absolute path (3.9+)
@@ -126,6 +130,7 @@ class Program:
             attribute_policy: AttributePolicy | None = None, err: TextIO | None = None,
             timeout: float | None = None, session: Any = None) -> RunResult:
         self.prepare(out=out, modules=modules, attribute_policy=attribute_policy)
+        self.rt.err = err
         session = new_session(timeout=timeout) if session is None else session
         self.watch(session)
         try:
@@ -148,6 +153,9 @@ class Program:
         the generators left suspended (their `finally` blocks run)."""
         try:
             self.body(self.globals)
+        except SystemExitStop as stop:  # `sys.exit()`: the end of the program
+            if stop.exit_code or stop.message:
+                raise
         except TgError:
             self._close_generators()
             raise

@@ -50,7 +50,7 @@ class InteractiveProgram:
         except TgError as error:
             report_error(self.session, error)
             return error
-        self.program.rt.out = out
+        self.program.rt.out, self.program.rt.err = out, err
         value, error = execute(action, session=self.session, timeout=self.timeout,
                                filename=self.filename, source=text, err=err)
         if error is not None:

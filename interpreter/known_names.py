@@ -14,8 +14,9 @@ from autodiff.engine.core.unsupported import Unsupported
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
            "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
-           "torch.utils.data", "math", "random", "collections", "numpy", "numpy.random",
-           "os", "os.path")
+           "torch.utils.data", "math", "numpy", "numpy.random", "os", "os.path",
+           "sys", "time", "random", "collections", "itertools", "functools", "warnings",
+           "typing", "re", "copy", "string")  # (the last line: stdlib/__init__.STD_MODULES)
 
 _lists: dict[str, frozenset] = {}
 
@@ -26,9 +27,10 @@ def known(owner: str, name: str) -> bool:
     names = _lists.get(owner)
     if names is None:
         from .files import HOST_NAMES  # noqa: PLC0415 - only on this error path
+        from .stdlib.names import NAMES as STD_NAMES  # noqa: PLC0415 - only on this error path
         from .torch_names import NAMES  # noqa: PLC0415 - 33 kB, only on this error path
 
-        names = _lists[owner] = frozenset(NAMES.get(owner, "").split()) | \
+        names = _lists[owner] = frozenset(NAMES.get(owner, STD_NAMES.get(owner, "")).split()) | \
             HOST_NAMES.get(owner, frozenset())
     return name in names
 

@@ -1,12 +1,10 @@
-"""Run-time support: control-flow signals, builtins, the math, random and collections
-namespaces, .tg functions."""
+"""Run-time support: control-flow signals, builtins, the math namespace, .tg functions
+(the other standard modules: stdlib/)."""
 
 from __future__ import annotations
 
 import builtins as _py
-import collections as _collections
 import math as _math
-import random as _random
 import sys
 from typing import Any, TextIO
 
@@ -28,10 +26,13 @@ MAX_CALL_DEPTH = 1000
 class Runtime:
     """Per-run state the compiled closures share."""
 
-    __slots__ = ("out", "policy", "depth", "handling", "classes", "generators", "stopped")
+    __slots__ = ("out", "err", "filename", "policy", "depth", "handling", "classes", "generators",
+                 "stopped")
 
     def __init__(self) -> None:
         self.out: TextIO = sys.stdout
+        self.err: TextIO | None = None  # (None: the process's stderr)
+        self.filename = "<stdin>"
         self.policy: AttributePolicy = default_policy
         self.depth = 0
         self.handling: list = []  # the errors whose `except` clauses are running (for `raise`)
@@ -82,55 +83,6 @@ def _bounded(function, name: str):
         return result
     bounded.__name__ = bounded.__qualname__ = name
     return bounded
-
-
-class RandomNamespace:
-    """Python's `random` (d2l shuffles its batches with it), on a generator of this run's
-    own: seeded, the same numbers as CPython's; unseeded, new ones each run, as Python's."""
-
-    _tg_public = frozenset(
-        "seed random uniform randint randrange choice choices shuffle sample gauss "
-        "normalvariate expovariate triangular betavariate getrandbits".split())
-    _tg_module_name = "random"
-
-    def __init__(self) -> None:
-        generator = _random.Random()
-        for name in self._tg_public:
-            setattr(self, name, _method(generator, name))
-
-    def __repr__(self) -> str:
-        return "<module 'random'>"
-
-
-class CollectionsNamespace:
-    """Python's `collections`, for `OrderedDict` (tutorials name an nn.Sequential's layers
-    with one); the rest of the module is not part of the language."""
-
-    _tg_public = frozenset({"OrderedDict"})
-    _tg_module_name = "collections"
-    OrderedDict = _collections.OrderedDict
-
-    def __repr__(self) -> str:
-        return "<module 'collections'>"
-
-
-def _method(generator, name: str):
-    """One of the generator's methods as a plain function, its sizes bounded."""
-    method = getattr(generator, name)
-
-    position = {"sample": 1, "getrandbits": 0}.get(name)  # where k is given by position
-
-    def call(*args, **kwargs):
-        size = args[position] if position is not None and len(args) > position else \
-            kwargs.get("k", 1)
-        if name == "getrandbits" and type(size) is int and size > bounds.MAX_INT_BITS:
-            raise bounds.IntegerLimit(f"random.getrandbits({size:,}) is over the limit of "
-                                      ".tg programs' integers")
-        if name in ("choices", "sample") and type(size) is int and size > bounds.MAX_ITEMS:
-            raise bounds.too_long(f"random.{name}(k={size:,})", size, "list")
-        return method(*args, **kwargs)
-    call.__name__ = call.__qualname__ = name
-    return call
 
 
 class _Print(BuiltinFunction):

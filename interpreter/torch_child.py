@@ -72,9 +72,19 @@ HOST_MODULES = frozenset({
     "tarfile", "resource", "select", "selectors", "asyncio", "pdb", "bdb", "trace", "pydoc",
     "builtins", "linecache", "tokenize", "zipimport", "faulthandler", "atexit", "site"})
 FRAME_TYPES = (types.FrameType, types.CodeType, types.TracebackType)
+# the functions of `sys` the language has (interpreter/stdlib/system.py): what they reach is
+# the child's own process alone
+SYS_FUNCTIONS = frozenset({"exit", "getrecursionlimit", "setrecursionlimit", "getdefaultencoding"})
 
 
 # --- 1. the allow-list, on the text as CPython reads it ---------------------------------
+
+def program_namedtuple_field(cls, name):
+    """A field of a namedtuple class the program made (its module is the program's)."""
+    fields = cls.__dict__.get("_fields")
+    return cls.__module__ == "__main__" and issubclass(cls, tuple) and \
+        isinstance(fields, tuple) and name in fields
+
 
 class Program:
     """Facts about the whole program that single nodes are checked against."""
@@ -367,7 +377,7 @@ class Guard:
             return False
         for cls in (obj.__mro__ if isinstance(obj, type) else type(obj).__mro__):
             if name in cls.__dict__:
-                return cls in self.classes
+                return cls in self.classes or program_namedtuple_field(cls, name)
         if isinstance(obj, type) or self._program_object(obj):
             return True  # its own attribute, or an AttributeError as Python gives it
         if isinstance(obj, self.torch_module):
@@ -422,6 +432,8 @@ class Guard:
                          and obj.__thisclass__ in self.classes):
             self._outside(obj, name, site, f"attribute '{name}' of this object is not part of "
                                            "the .tg language")
+        if obj is sys and name in SYS_FUNCTIONS:
+            return getattr(obj, name)  # the language's own functions of `sys`
         return self._handed_out(getattr(obj, name), site, name)
 
     def _outside(self, obj, name, site, message):
@@ -732,6 +744,9 @@ def real_class(path):
         return None
     for part in name.split("."):
         found = getattr(found, part, None)
+    if found is not None and not isinstance(found, type) and \
+            type(found).__qualname__ == name.rpartition(".")[2]:
+        return type(found)  # `sys.version_info`: the one instance of its class, named as it
     return found if isinstance(found, type) else None
 
 
@@ -843,6 +858,7 @@ class Child:
         if torch is not None:
             torch.set_grad_enabled(True)
         sys.stdout, sys.stderr = out, err
+        argv, sys.argv = sys.argv, [shown]  # a program's `sys.argv` names the program alone
         try:
             with warnings.catch_warnings():
                 warnings.resetwarnings()  # a fresh process's filters, each program anew
@@ -869,6 +885,7 @@ class Child:
             traceback.print_exception(type(exc), exc, tb, file=err)
         finally:
             sys.stdout, sys.stderr = self.real_out, self.real_err
+            sys.argv = argv
             linecache.cache.pop(shown, None)
         self.write({"stdout": out.getvalue(), "stderr": err.getvalue(), "exit_code": code,
                     "error": error, "limit": limit})

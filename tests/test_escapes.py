@@ -38,8 +38,9 @@ FORBIDDEN_NAMES = ["getattr(t, 'array')", "setattr(t, 'x', 1)", "eval('1')", "ex
                    "property(print).__get__(1)", "property(print).setter(print).fset",
                    "setattr(t, '__class__', int)", "getattr(t, '__dict__')", "getattr(t, 'tg_type_name')",
                    "setattr(torch, 'ones', print)", "getattr(t.__class__, '__subclasses__')()"]
-IMPORTS = ["import os\nos.system('ls')", "import sys", "import subprocess", "import numpy.ctypeslib",
-           "import torch.utils.hipify", "import builtins", "from os import system\nsystem('ls')",
+IMPORTS = ["import os\nos.system('ls')", "import sys\nprint(sys.modules)", "import subprocess",
+           "import numpy.ctypeslib", "import torch.utils.hipify", "import builtins",
+           "from os import system\nsystem('ls')",
            "from torch import _C", "import importlib", "import torch.nn.functional.os",
            "import math as os\nimport os\nos.popen('ls')", "from torch import save\nsave(print, 'x.pt')",
            "from numpy import fromfile\nfromfile('x')",
@@ -120,7 +121,7 @@ DATA = ["from torch.utils import data\ndata.DataLoader(data.TensorDataset(t), 1)
 RANDOM = ["import random\nrandom.seed.__globals__", "import random\nrandom.shuffle.__closure__",
           "import random\nrandom.random.__self__", "import random\nrandom.__dict__",
           "import random\nrandom._inst", "from random import _inst", "import random\nrandom.seed = print",
-          "import random\nrandom.Random().getstate()", "from random import SystemRandom\nSystemRandom()",
+          "import random\nrandom.Random().gauss_next", "from random import SystemRandom\nSystemRandom()",
           "import random\nrandom.choices([1], k=10**9)", "math.factorial.__wrapped__",
           "torch.manual_seed(0).__class__.__mro__", "torch.manual_seed(0)._stream",
           "torch.manual_seed(0)._words(3)", "torch.Generator()._next_normal",
@@ -145,8 +146,8 @@ COLLECTIONS = ["import collections\nprint(collections.__dict__)",
                "from collections import OrderedDict\nprint(OrderedDict.fromkeys([1]))",
                "from collections import OrderedDict\nprint(OrderedDict()._OrderedDict__map)",
                "from collections import OrderedDict\nprint(OrderedDict().__reduce__())",
-               "from collections import defaultdict\nprint(defaultdict(list))",
-               "import collections\nprint(collections.namedtuple('P', 'x'))",
+               "from collections import defaultdict\nprint(defaultdict(list).__missing__)",
+               "import collections\nprint(collections.namedtuple('P', 'x').__new__.__globals__)",
                "import collections\nprint(collections._collections_abc)",
                "from collections import OrderedDict\nprint(OrderedDict(a=print.__self__))"]
 NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__.__module__",
@@ -234,6 +235,32 @@ FILES = ["open('x.txt', 'w').buffer", "open('x.txt', 'w').fileno()", "open('x.tx
          "torch.load(open('x.txt', 'w'))", "torch.save(t, open('x.txt', 'w'))",
          "torch.save(torch.nn.Linear(1, 1), 'm.pt')", "torch.save(print, 'p.pt')",
          "torch.load('x.pt', pickle_module=print)", "open('x.txt', 'w').name.__class__.__mro__"]
+# the standard modules: no module internal, no host function, no dunder of what they make, no
+# unbounded work in C (stdlib/)
+STANDARD = ["import sys\nsys.path.append('x')", "import sys\nprint(sys.stdout._rt)",
+            "import sys\nsys.settrace(f)", "import sys\nsys.stdout.write.__self__._rt",
+            "import sys\nsys._getframe()", "from sys import modules\nprint(modules)",
+            "import time\ntime.sleep.__globals__", "import time\ntime.get_clock_info('time')",
+            "import itertools\nitertools.count()._it", "import itertools\nitertools.chain.__call__",
+            "import itertools\nsum(itertools.product(itertools.count()))",
+            "import itertools\nlist(itertools.permutations([1], 10 ** 12))",
+            "import itertools\nit = iter([1])\nfor i in range(2000):\n    it = itertools.chain(it)\nlist(it)",
+            "import functools\nfunctools.partial(f).func.__globals__",
+            "import functools\nfunctools.wraps(f)(f).__wrapped__",
+            "import functools\nfunctools.lru_cache(f).__wrapped__", "import functools\nprint(functools.update_wrapper)",
+            "import functools\nfunctools.cmp_to_key(f)(1).obj",
+            "import collections\ncollections.deque([1]) * 10 ** 9",
+            "import collections\ncollections.deque(iter(int, 1))",
+            "import collections\ncollections.Counter('ab').__dict__",
+            "import copy\ncopy.deepcopy(t)", "import copy\ncopy.deepcopy(torch)", "import copy\ncopy.copy.__globals__",
+            "import re\nre.compile('a').__class__.__mro__", "import re\nre.match('a', 'a').__reduce__()",
+            "import re\nre.sub('', 'x' * 10000, 'y' * 10000)", "import re\nre._compile('a', 0)",
+            "import re\nre.compile('').sub('x' * 10000, 'y' * 10000)",
+            "import typing\ntyping.List['os.system(1)']", "import typing\ntyping.List.hint",
+            "import typing\ntyping.get_type_hints(f)",
+            "import warnings\nwarnings.showwarning = print", "import warnings\nwarnings.warn.__closure__",
+            "import warnings\nwarnings.catch_warnings()", "import string\nstring.Formatter().get_field('a', [], {})",
+            "import random\nrandom.Random(1)._randbelow(3)", "import random\nrandom.randbytes(10 ** 9)"]
 ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
@@ -241,7 +268,7 @@ ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FO
             + [("data", e) for e in DATA] + [("collections", e) for e in COLLECTIONS]
             + [("__name__", e) for e in NAMES] + [("generator", e) for e in GENERATORS]
             + [("nn", e) for e in NN] + [("result", e) for e in RESULTS]
-            + [("files", e) for e in FILES] + V2_ATTEMPTS)
+            + [("files", e) for e in FILES] + [("standard", e) for e in STANDARD] + V2_ATTEMPTS)
 _STATEMENTS = ("import ", "from ", "raise ", "del ", "def ", "global ", "@")
 
 
@@ -264,7 +291,7 @@ def test_escape_attempt_is_refused(kind, attempt, tmp_path, monkeypatch):
     assert result.error.error_class in {"AttributeError", "NameError", "ValueError",
                                         "SyntaxError", "ImportError", "TypeError",
                                         "NotImplementedError", "MemoryError", "OSError",
-                                        "FileNotFoundError"}
+                                        "FileNotFoundError", "RecursionError"}
     rendered = result.error.render(source)
     assert rendered.startswith("escape.tg:") and "Traceback" not in rendered
     assert list(tmp_path.iterdir()) == []  # nothing was written

@@ -117,6 +117,17 @@ HARMLESS = {
         "pickle writes a reference to a builtin into the run's in-memory files",
     "sandbox files: torch.save(print, 'p.pt')":
         "pickle writes a reference to a builtin into the run's in-memory files",
+    # the standard modules: limits of autodiff's (sizes, nesting) that real Python need not
+    # keep, and what torch supports and autodiff does not yet
+    "sandbox standard: import itertools\nit = iter([1])\nfor i in range(2000):\n"
+    "    it = itertools.chain(it)\nlist(it)": "iterators 2,000 deep, which CPython runs",
+    "sandbox standard: import copy\ncopy.deepcopy(t)": "torch's deepcopy of a leaf tensor",
+    "sandbox standard: import re\nre.sub('', 'x' * 10000, 'y' * 10000)":
+        "a 100-megabyte string, within the child's memory limit",
+    "sandbox standard: import re\nre.compile('').sub('x' * 10000, 'y' * 10000)":
+        "a 100-megabyte string, within the child's memory limit",
+    "sandbox standard: import typing\ntyping.List['os.system(1)']":
+        "a forward reference typing compiles and never evaluates",
 }
 PAYLOAD = 'print("the attempt got through")\n'
 
