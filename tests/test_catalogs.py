@@ -12,6 +12,8 @@ import io
 import pytest
 
 from autodiff.interpreter import run_source
+from autodiff.interpreter.files import HOST_NAMES
+from autodiff.interpreter.stdlib.names import NAMES as STANDARD_NAMES
 from autodiff.interpreter.torch_names import NAMES, OWNERS
 from syntax_catalog import FORMS, SYNTAX
 from tiers import sampled
@@ -103,6 +105,11 @@ def _entries() -> list[tuple[str, str, str]]:
                 assert owner not in OWNERS.values(), f"no instance of {owner} to ask"
                 program = f"{IMPORTS}{MODULE_IMPORTS.get(owner, f'import {owner}')}\nprint({owner}.{name})\n"
             entries.append((owner, name, program))
+    standard = {owner: names.split() for owner, names in STANDARD_NAMES.items()}
+    standard.update((owner, sorted(names)) for owner, names in HOST_NAMES.items())
+    for owner, names in standard.items():  # the standard modules a program may import
+        entries += [(owner, name, f"import {owner}\nprint({owner}.{name})\n") for name in names
+                    if not name.startswith("_")]
     for catalog in (SYNTAX, FORMS):
         entries += [("syntax", name, program + "\n") for name, program in catalog.items()
                     if program is not None]
@@ -151,7 +158,8 @@ def test_the_catalogs_cover_what_they_say():
     owners = {owner for owner, _, _ in ENTRIES}
     assert {"builtins", "torch", "torch.nn", "torch.Tensor", "torch.nn.functional", "syntax",
             "torch.nn.modules.module.Module", "torch.optim.sgd.SGD",
-            "torch.utils.data.dataloader.DataLoader", "torch.autograd.graph.Node"} <= owners
+            "torch.utils.data.dataloader.DataLoader", "torch.autograd.graph.Node", "os", "sys",
+            "itertools", "re"} <= owners
     assert len(ENTRIES) > 8000
     import ast
 
