@@ -351,7 +351,9 @@ CLASS_PRELUDE = ("import torch.nn as nn\nclass Net(nn.Module):\n    def forward(
 PLAIN_CLASSES = [
     "class A:\n    def __getattr__(self, name):\n        return 1",
     "class A:\n    def __getattribute__(self, name):\n        return 1",
-    "class A:\n    def __eq__(self, other):\n        return True",
+    "class A:\n    def __eq__(self, other):\n        return other.__class__.__mro__\nA() == 1",
+    "class A:\n    def __exit__(self, *a):\n        return True",
+    "class A:\n    def __enter__(self):\n        return self",
     "class A:\n    def __del__(self):\n        print(1)",
     "class A:\n    def __init_subclass__(cls):\n        pass",
     "class A:\n    def __reduce__(self):\n        pass",

@@ -199,9 +199,14 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert allowed == {"__version__", "_version", "__name__", "_modules", "_parameters", "_buffers",
                        "__class__"}
     # the special methods a program's class may define (never name): the gate's only dunders
+    operators = {f"__{name}__" for name in (
+        "add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv "
+        "mod rmod pow rpow matmul rmatmul neg pos abs invert eq ne lt le gt ge hash bool float "
+        "int index").split()}
     assert set(surface["protocol_methods"]) == {"__init__", "__len__", "__getitem__",
                                                 "__setitem__", "__call__", "__iter__",
-                                                "__contains__", "__repr__", "__str__"}
+                                                "__contains__", "__repr__", "__str__"} | operators
+    assert not {"__exit__", "__enter__", "__getattr__", "__del__"} & operators  # (a stop passes)
     assert not any(n.startswith("_") and n not in allowed and not n.startswith("_io.")
                    for key, names in surface.items() if key != "protocol_methods" for n in names)
     # (the classes `_io.TextIOWrapper`... are paths of Python's file objects, not names)

@@ -58,7 +58,13 @@ def class_callable(cls: type, name: str) -> bool:
 # The special methods a program's class may define: Python's machinery calls them (len(obj),
 # obj[i], obj[i] = v, obj(...), iter(obj), `in`, print(obj)); no program can name one.
 PROTOCOL_METHODS = frozenset({"__init__", "__len__", "__getitem__", "__setitem__", "__call__",
-                              "__iter__", "__contains__", "__repr__", "__str__"})
+                              "__iter__", "__contains__", "__repr__", "__str__"}) | {
+    # operators and comparisons (micrograd's Value): Python calls them for `a + b`, `a < b`;
+    # each is the program's own function, run in the sandbox like any method
+    f"__{name}__" for name in (
+        "add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv "
+        "mod rmod pow rpow matmul rmatmul neg pos abs invert eq ne lt le gt ge hash bool "
+        "float int index").split()}
 
 
 class ProgramIndexError(IndexError):
