@@ -10,7 +10,26 @@ import pytest
 from autodiff.engine.api import torch as T
 from autodiff.interpreter import run_source
 
-PROGRAMS = {"constants_promotion": 'import torch\nprint(torch.pi, torch.e, torch.inf, torch.nan, type(torch.pi), -torch.inf < 0)\nprint(torch.tensor([torch.pi, torch.inf, -torch.inf, torch.nan]))\nds = [torch.bool, torch.int32, torch.int64, torch.float32, torch.float64]\nfor a in ds:\n    print([torch.promote_types(a, b) for b in ds])\nprint(torch.result_type(1, 2.0), torch.result_type(torch.tensor(1), 2.0), torch.result_type(torch.ones(2, dtype=torch.int32), torch.tensor(1.0, dtype=torch.float64)))\nprint(torch.result_type(torch.tensor([1, 2]), True), torch.result_type(3, torch.tensor(True)), torch.result_type(torch.tensor([True]), torch.tensor(2.5, dtype=torch.float64)))\nfor args in ((1, torch.float32), (torch.float32, "x")):\n    try:\n        torch.promote_types(*args)\n    except TypeError as e:\n        print(e)\nfor args in (("a", 1), (torch.ones(1), [1]), (None, torch.ones(1))):\n    try:\n        torch.result_type(*args)\n    except TypeError as e:\n        print(e)\n'}
+PROGRAMS = {"constants_promotion": """
+import torch
+print(torch.pi, torch.e, torch.inf, torch.nan, type(torch.pi), -torch.inf < 0)
+print(torch.tensor([torch.pi, torch.inf, -torch.inf, torch.nan]))
+ds = [torch.bool, torch.int32, torch.int64, torch.float32, torch.float64]
+for a in ds:
+    print([torch.promote_types(a, b) for b in ds])
+print(torch.result_type(1, 2.0), torch.result_type(torch.tensor(1), 2.0), torch.result_type(torch.ones(2, dtype=torch.int32), torch.tensor(1.0, dtype=torch.float64)))
+print(torch.result_type(torch.tensor([1, 2]), True), torch.result_type(3, torch.tensor(True)), torch.result_type(torch.tensor([True]), torch.tensor(2.5, dtype=torch.float64)))
+for args in ((1, torch.float32), (torch.float32, "x")):
+    try:
+        torch.promote_types(*args)
+    except TypeError as e:
+        print(e)
+for args in (("a", 1), (torch.ones(1), [1]), (None, torch.ones(1))):
+    try:
+        torch.result_type(*args)
+    except TypeError as e:
+        print(e)
+"""}
 
 
 @pytest.fixture(scope="module")
