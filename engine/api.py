@@ -7,6 +7,8 @@ from the registry families; creation functions from tensors/creation.py.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .graph import calls as _autograd
@@ -172,6 +174,28 @@ func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
 linalg = make_namespace("torch.linalg", ops_reduce.LINALG)
 utils = make_namespace("torch.utils", {"data": make_namespace("torch.utils.data", data.FUNCTIONS)})
 
+def promote_types(type1, type2):
+    """torch.promote_types: the dtype an op on tensors of these two dtypes gives."""
+    for position, (name, value) in enumerate((("type1", type1), ("type2", type2)), 1):
+        if not isinstance(value, dtypes.DType):
+            raise TypeError(f"promote_types(): argument '{name}' (position {position}) must be "
+                            f"torch.dtype, not {type(value).__name__}")
+    return dtypes.promote([type1, type2], [], [])
+
+
+_RESULT_TYPE_FORMS = [signatures._parse(text) for text in (
+    "(Tensor tensor, Tensor other)", "(Number scalar, Tensor tensor)",
+    "(Tensor tensor, Number other)", "(Number scalar1, Number scalar2)")]
+
+
+def result_type(tensor, other):
+    """torch.result_type: the dtype torch's promotion gives these two operands."""
+    if any(type(v) is not Tensor and type(v) not in NUMBERS for v in (tensor, other)):
+        raise TypeError(signatures._listing("result_type", _RESULT_TYPE_FORMS, (tensor, other),
+                                            {}))
+    return dtypes.from_numpy(result_dtype(tensor, other))
+
+
 _TORCH_FUNCTIONS = _collect("functions")
 torch = make_namespace("torch", {
     **_TORCH_FUNCTIONS,
@@ -201,6 +225,8 @@ torch = make_namespace("torch", {
     "backends": make_namespace("torch.backends", {"cudnn": devices.cudnn}),
     "set_printoptions": set_printoptions, "__version__": VERSION,
     **serialization.FUNCTIONS,
+    "promote_types": promote_types, "result_type": result_type,
+    "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
     **dtypes.ALIASES,
 })
 

@@ -54,7 +54,7 @@ class Session:
     explain`, `graph`, `check`, the REPL): see core/observer.py."""
 
     __slots__ = ("grad_enabled", "max_bytes", "deadline", "timeout", "generator",
-                 "observers", "print_options", "anomaly", "inference", "inference_grad",
+                 "observers", "print_options", "anomaly", "inference", "inference_grad", "hook_ids",
                  "warned_once", "cudnn", "files", "__weakref__")
 
     def __init__(self, *, max_bytes: int | None = DEFAULT_MAX_BYTES,
@@ -71,6 +71,7 @@ class Session:
         # the grad mode the program sets there (torch.is_grad_enabled()) is `inference_grad`
         self.inference = False
         self.inference_grad = False
+        self.hook_ids = 0  # torch.utils.hooks.RemovableHandle.next_id: a process's count
         self.warned_once: set = set()  # torch's TORCH_WARN_ONCE warnings given in this run
         self.cudnn: dict | None = None  # torch.backends.cudnn's flags the program set
         self.files = None  # the run's in-memory files (core/files.py), made on first use
@@ -116,7 +117,7 @@ def files():
     return session.files
 
 
-def warn_once(message: str, stacklevel: int) -> None:
+def warn_once(message: str, stacklevel: int, category: type = UserWarning) -> None:
     """A warning torch gives once a process (TORCH_WARN_ONCE): once a run here, from whichever
     line reaches it first (Python's own filter would repeat it for each line)."""
     given = current().warned_once
@@ -124,7 +125,7 @@ def warn_once(message: str, stacklevel: int) -> None:
         given.add(message)
         import warnings  # noqa: PLC0415 - the rare path only
 
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
 def check_allocation(shape, dtype) -> None:

@@ -29,7 +29,7 @@ class Node:
     """A grad_fn: one application of an op, with what its rules need."""
 
     __slots__ = ("op", "next_functions", "saved", "versions", "out", "out_version", "params",
-                 "meta", "seq", "retained", "hooks", "__weakref__")
+                 "meta", "seq", "retained", "hooks", "post_hooks", "__weakref__")
     _tg_public = frozenset({"next_functions", "name"})
 
     def __init__(self, op, next_functions, saved, versions, params, meta):
@@ -44,6 +44,7 @@ class Node:
         self.seq = next(_sequence)
         self.retained = None
         self.hooks = None  # {output number: [hook, ...]}: Tensor.register_hook on an output
+        self.post_hooks = None  # [hook(grad_inputs, grad_outputs), ...]: run after the rule
 
     def name(self) -> str:
         return self.op.qualified_name
@@ -70,13 +71,14 @@ class MultiNode(Node):
 class AccumulateGrad:
     """The sink node of a leaf that requires grad: adds arriving gradients to `.grad`."""
 
-    __slots__ = ("variable", "seq", "hooks", "__weakref__")
+    __slots__ = ("variable", "seq", "hooks", "post_hooks", "__weakref__")
     _tg_public = frozenset({"next_functions", "name", "variable"})
     next_functions = ()
 
     def __init__(self, variable):
         self.variable = variable
         self.hooks = None  # {0: [hook, ...]}: Tensor.register_hook on the leaf
+        self.post_hooks = None  # [hook(tensor), ...]: register_post_accumulate_grad_hook
         self.seq = float("inf")  # torch runs these as soon as they are ready
 
     def name(self) -> str:
@@ -113,6 +115,24 @@ def _run_hooks(node, g):
             for hook in tuple(hooks):
                 g = hook(g)
     return g
+
+
+def _run_post_hooks(node, inputs_grads, g, rules):
+    """A node's hooks that see the gradients its rule computed (fitted to each input, None
+    where an input takes none) with the gradients it received; a hook may return new ones."""
+    fitted = []
+    for (child, _), gi, (shape, dtype) in zip(node.next_functions, inputs_grads, node.meta):
+        if child is None or gi is None:
+            gi = None
+        elif gi.shape != shape:
+            gi = rules.sum_to(gi, shape)
+        fitted.append(gi)
+    outputs = list(g) if type(node) is MultiNode else [g]
+    for hook in tuple(node.post_hooks):
+        returned = hook(fitted, outputs)
+        if returned is not None:
+            fitted = list(returned)
+    return fitted
 
 
 def edge_to(t) -> tuple:
@@ -369,6 +389,9 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
                     if accumulated is not None:
                         accumulated(node, g)
                     accumulate(node.variable, g, rules, create_graph)
+                    if node.post_hooks:
+                        for hook in tuple(node.post_hooks):
+                            hook(node.variable)
                 continue
             if not ready:
                 break
@@ -384,6 +407,8 @@ def run_backward(roots, grads, rules, *, retain_graph: bool, create_graph: bool,
             if expand is not None and node not in expand:
                 continue  # no target lies below: torch does not run this node
             inputs_grads = apply_rule(node, g, rules, create_graph)
+            if node.post_hooks:
+                inputs_grads = _run_post_hooks(node, inputs_grads, g, rules)
             if observe is not None:
                 observe(node, g, inputs_grads)
             if not retain_graph and (node.saved is not None or node.out is not None

@@ -24,6 +24,7 @@ from ..tensors.parameter import is_parameter, type_name, zero_grad_of
 from ..core.program_classes import class_body, class_callable, own_attribute, settable_attribute
 from ..core.session import no_grad
 from ..tensors.tensor import Tensor
+from . import hooks as hooks_module
 
 
 # --- state_dict ---------------------------------------------------------------------------------
@@ -67,10 +68,12 @@ class Module(metaclass=TorchClass):
         "state_dict", "load_state_dict", "requires_grad_", "to", "cpu", "cuda", "float",
         "double", "apply", "add_module", "register_parameter", "register_buffer", "register_module",
         "extra_repr", "get_submodule", "get_parameter", "type", "_modules", "_parameters",
-        "_buffers"})
+        "_buffers", "register_forward_hook", "register_forward_pre_hook",
+        "register_full_backward_hook", "register_backward_hook"})
 
     # what __init__ sets on every instance: a program's own `self._x` may not be one of them
-    _tg_internal = frozenset({"_parameters", "_buffers", "_non_persistent", "_modules"})
+    _tg_internal = frozenset({"_parameters", "_buffers", "_non_persistent", "_modules",
+                              "_tg_hooks"})
 
     def __init__(self, *args, **kwargs):
         if kwargs:
@@ -220,7 +223,27 @@ class Module(metaclass=TorchClass):
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        # (a class gets this __call__ only once a hook was registered on one of its instances)
+        hooks = self.__dict__.get("_tg_hooks")
+        if hooks is None or not hooks.any():
+            return self.forward(*args, **kwargs)
+        return hooks_module.call_with_hooks(self, hooks, args, kwargs)
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        return hooks_module.register_forward_pre_hook(self, hook, prepend=prepend,
+                                                      with_kwargs=with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        return hooks_module.register_forward_hook(self, hook, prepend=prepend,
+                                                  with_kwargs=with_kwargs,
+                                                  always_call=always_call)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        return hooks_module.register_full_backward_hook(self, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        return hooks_module.register_backward_hook(self, hook)
 
     # -- traversal -----------------------------------------------------------------------------
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):

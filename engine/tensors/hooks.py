@@ -9,6 +9,7 @@ before retain_grad() keeps it; autograd.grad returns what the hooks left.
 
 from __future__ import annotations
 
+from ..core.session import current
 from ..graph.nodes import AccumulateGrad, edge_to
 from ..ops.registry import Family, no_in_place
 
@@ -45,18 +46,27 @@ def add_hook(tensor, hook) -> list:
 
 
 class RemovableHandle:
-    """What register_hook returns: `remove()` takes the hook out (again: nothing happens)."""
+    """What a hook registration returns (a tensor's or a module's): `id` counts the run's
+    registrations as torch's class counter does; `remove()` takes the hook out (again:
+    nothing happens)."""
 
-    _tg_public = frozenset({"remove"})
+    _tg_public = frozenset({"remove", "id"})
 
-    def __init__(self, hooks: list, hook):
-        self._hooks, self._hook = hooks, hook
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key  # a list holding hook `key`, or a dict keyed by it
+        session = current()
+        self.id = session.hook_ids
+        session.hook_ids += 1
 
     def remove(self) -> None:
-        for i, hook in enumerate(self._hooks):
-            if hook is self._hook:
-                del self._hooks[i]
-                return
+        hooks = self._hooks
+        if type(hooks) is list:
+            for i, hook in enumerate(hooks):
+                if hook is self._key:
+                    del hooks[i]
+                    return
+        else:
+            hooks.pop(self._key, None)
 
     def __repr__(self) -> str:
         return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
@@ -82,3 +92,23 @@ def register_hook(tensor, hook):
         return result if as_tensor else result.array
 
     return RemovableHandle(add_hook(tensor, run), run)
+
+
+@exposes(methods=("register_post_accumulate_grad_hook",))
+def register_post_accumulate_grad_hook(tensor, hook):
+    """`hook(tensor)` after each gradient is accumulated into the leaf's `.grad` (not for
+    autograd.grad, which accumulates nothing); what it returns is ignored, as in torch."""
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    node, _ = edge_to(tensor)
+    tensor._accumulator = _Pinned(node)
+    if node.post_hooks is None:
+        node.post_hooks = []
+
+    def run(variable):
+        hook(variable)
+
+    node.post_hooks.append(run)
+    return RemovableHandle(node.post_hooks, run)
