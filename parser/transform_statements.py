@@ -62,8 +62,10 @@ class StatementRules:
         value = c[4] if len(c) > 3 else None
         kind = type(target)
         if kind is ast.Tuple or kind is ast.List:
-            raise self.error_at(f"only single target (not {'tuple' if kind is ast.Tuple else 'list'}) "
-                                "can be annotated", target)
+            # (CPython points at a bare tuple's first item, at a list or parenthesized tuple whole)
+            bare = kind is ast.Tuple and id(target) not in self.outer
+            message = f"only single target (not {'tuple' if kind is ast.Tuple else 'list'}) can be annotated"
+            raise self.error_at(message, target.elts[0]) if bare else self.error(message, target)
         if not isinstance(target, ASSIGNABLE):
             raise self.error_at("illegal target for annotation", target)
         simple = kind is ast.Name and id(target) not in self.outer
@@ -76,8 +78,9 @@ class StatementRules:
                                 target)
         return ast.AugAssign(target, op.value[:-1], value, **self.span(target, value))
 
-    def check_target(self, target, inside: bool = False) -> None:
-        """Python's checks of an assignment (or `for`) target; `inside`: within a tuple or list."""
+    def check_target(self, target, inside: bool = False, starred: bool = False) -> None:
+        """Python's checks of an assignment (or `for`) target; `inside`: within a tuple or list,
+        `starred`: under a `*` (CPython then gives no '==' hint)."""
         if isinstance(target, (ast.Tuple, ast.List)):
             starred = False
             for elt in target.elts:
@@ -89,7 +92,9 @@ class StatementRules:
         elif type(target) is ast.Starred:
             if not inside:
                 raise self.error_at("starred assignment target must be in a list or tuple", target)
-            self.check_target(target.value, True)
+            self.check_target(target.value, True, True)
+        elif starred and not isinstance(target, ASSIGNABLE):
+            raise self.error_at(f"cannot assign to {describe(target)}", target)
         elif not isinstance(target, ASSIGNABLE):
             raise self.error_at(f"cannot assign to {describe(target)} here. "
                                 "Maybe you meant '==' instead of '='?", target)
@@ -127,9 +132,9 @@ class StatementRules:
                               **self.span(c[0], last))
 
     def relative_import(self, c):
-        last = next(tok for tok in reversed(c) if isinstance(tok, Token) and tok.value == "import")
+        before = c[[i for i, x in enumerate(c) if isinstance(x, Token) and x.value == "import"][0] - 1]
         raise self.error("relative imports are not supported by autodiff: a .tg program is one file",
-                         c[1], c[c.index(last) - 1])
+                         c[1], before[-1] if type(before) is list else before)
 
     def import_names(self, c):
         if len(c) == 1:
@@ -205,6 +210,11 @@ class StatementRules:
         returns = c[after + 1] if c[after].value == "->" else None
         body, last = c[-1]
         return ast.FunctionDef(c[1].value, params, body, (), returns, **self.span(c[0], last))
+
+    def lambda_parameters(self, c):
+        if isinstance(c[0], ast.Param) and c[0].kind == "/":
+            raise self.error_at("invalid syntax", c[0])  # (CPython's words for `lambda /:`)
+        return self.parameters(c)
 
     def parameters(self, c):
         """Python's rules for a parameter list; parameters after `*` become keyword-only."""
