@@ -113,6 +113,13 @@ class ToAst(StatementRules):
     def dictcomp(self, c):
         return ast.DictComp(c[1], c[3], tuple(c[4]), **self.span(c[0], c[-1]))
 
+    def starred_comp(self, c):
+        """`[*a for a in b]`, `{**a for a in b}`: parsed to give CPython's words."""
+        item = c[1]
+        if type(item) is ast.Starred:
+            raise self.error("iterable unpacking cannot be used in comprehension", item)
+        raise self.error("dict unpacking cannot be used in dict comprehension", item)
+
     def dict_(self, c):
         items = c[1] if len(c) > 2 else ((), ())
         return ast.Dict(tuple(items[0]), tuple(items[1]), **self.span(c[0], c[-1]))

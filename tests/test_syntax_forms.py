@@ -123,7 +123,8 @@ SYNTAX_ERRORS = {
     "def f(a, *args, /): pass", "def f(**kw, /): pass", "lambda /: 0", "for *a in x: pass",
     "a, *(b + 1) = c", "def f(a, /, a): pass", "f(x) = 1", "(a), b: int", "a.b, c: int",
     "1: int", "f(): int", "a, *f() = c", "for a, *f() in x: pass", "lambda a, /, /: 0",
-    "lambda *, a, /: 0", "lambda a=1, /, b: 0", "[x for *a in y]",
+    "lambda *, a, /: 0", "lambda a=1, /, b: 0", "[x for *a in y]", "x = [*a for a in b]",
+    "x = {**a for a in b}", "x = {*a for a in b}", "x = (*a for a in b)",
     "def f():\n    yield *a",
 }
 
