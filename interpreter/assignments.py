@@ -76,6 +76,8 @@ def bound_names(body) -> Iterator[tuple[str, int]]:
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 yield from targets(elt)
+        elif isinstance(target, ast.Starred):
+            yield from targets(target.value)
 
     # an explicit stack in source order, not recursion: an `elif` chain nests If nodes
     pending = list(reversed(body))
@@ -84,7 +86,7 @@ def bound_names(body) -> Iterator[tuple[str, int]]:
         if isinstance(s, ast.Assign):
             for t in s.targets:
                 yield from targets(t)
-        elif isinstance(s, (ast.AugAssign, ast.For)):
+        elif isinstance(s, (ast.AugAssign, ast.For)) or isinstance(s, ast.AnnAssign) and s.value:
             yield from targets(s.target)
         elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             yield s.name, s.line

@@ -6,7 +6,8 @@ hours or eat all memory in plain Python; a .tg program gets a clear error instea
 before the result is made. Each kind of producer of a big result is checked here: `*`, `**`,
 `<<`, `+` and `+=` of sequences, `%` and format specs (widths, precisions), and `round` of
 an integer to a huge negative number of digits; a list or tuple made from an iterable
-(`collected`: `list()`, `sorted()`, `l.extend(x)`, `l += x`, `f(*x)`); the text of a value
+(`collected`: `list()`, `sorted()`, `l.extend(x)`, `l += x`, `f(*x)`, `[*x]`, `(*x,)`,
+`{*x}`, `a, *rest = x`); the text of a value
 (`check_text`: `str()`, `repr()`, `print`, f-strings, `%s`, `str.format` of a list that holds
 one long string many times). bounded_builtins.py applies them to the builtins and methods.
 What grows one item at a time (`append` in a loop, a comprehension) meets the time and

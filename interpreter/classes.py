@@ -47,7 +47,7 @@ _KINDS = {ast.If: "'if' statements", ast.For: "'for' loops", ast.While: "'while'
           ast.ExprStmt: "expression statements", ast.Return: "'return'", ast.Delete: "'del'",
           ast.Global: "'global'", ast.Nonlocal: "'nonlocal'", ast.Raise: "'raise'",
           ast.Assert: "'assert'", ast.Break: "'break'", ast.Continue: "'continue'",
-          ast.Assign: "assignments"}
+          ast.Assign: "assignments", ast.AnnAssign: "annotated assignments"}
 
 
 def _refuse(message: str, node: ast.Node, filename: str) -> TgError:
@@ -69,8 +69,10 @@ def _check_body(body: tuple, filename: str) -> None:
                               filename)
         elif kind is ast.ExprStmt and type(stmt.value) is ast.Constant and type(stmt.value.value) is str:
             continue  # a docstring
-        elif kind is ast.Assign and all(type(t) is ast.Name for t in stmt.targets):
-            for target in stmt.targets:  # a class attribute (`lr = 0.1`)
+        elif kind is ast.Assign and all(type(t) is ast.Name for t in stmt.targets) or (
+                kind is ast.AnnAssign and type(stmt.target) is ast.Name):
+            for target in stmt.targets if kind is ast.Assign else (stmt.target,):
+                # a class attribute (`lr = 0.1`, `lr: float = 0.1`, `hidden: int`)
                 if target.id.startswith(("__", "_tg", "tg_")):
                     raise _refuse(f"the class attribute name '{target.id}' is not supported by "
                                   "autodiff (names starting with '__', '_tg' or 'tg_')", target,

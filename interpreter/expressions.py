@@ -285,23 +285,83 @@ def compile_IfExp(node: ast.IfExp, cx: Context) -> Eval:
 
 
 def compile_List(node: ast.List, cx: Context) -> Eval:
+    if any(type(e) is ast.Starred for e in node.elts):
+        return guarded(node, cx, _unpacking_display(node, cx, "[*x]", "list", list))
     elts = [compile_expr(e, cx) for e in node.elts]
     return lambda L: [e(L) for e in elts]
 
 
 def compile_Tuple(node: ast.Tuple, cx: Context) -> Eval:
+    if any(type(e) is ast.Starred for e in node.elts):
+        return guarded(node, cx, _unpacking_display(node, cx, "(*x,)", "tuple", tuple))
     elts = [compile_expr(e, cx) for e in node.elts]
     return lambda L: tuple([e(L) for e in elts])
 
 
+def _unpacking_display(node: ast.Node, cx: Context, what: str, kind: str, make: type) -> Eval:
+    """`[a, *b]`, `(*a, b)`, `{*a, b}`: the items in order, each `*iterable` bounded as
+    other list-building is; a set's error for a non-iterable is CPython's own (SET_UPDATE)."""
+    elts = [(type(e) is ast.Starred, compile_expr(e.value if type(e) is ast.Starred else e, cx))
+            for e in node.elts]
+
+    def ev(L: dict) -> Any:
+        items: list = []
+        for starred, elt in elts:
+            value = elt(L)
+            if not starred:
+                items.append(value)
+                continue
+            try:
+                it = iter(value)
+            except TypeError:
+                if kind == "set":
+                    raise
+                raise TypeError(f"Value after * must be an iterable, not {type(value).__name__}") \
+                    from None
+            items.extend(bounds.collected(it, what, len(items), kind))
+        return make(items)
+    return ev
+
+
 def compile_Dict(node: ast.Dict, cx: Context) -> Eval:
+    if any(k is None for k in node.keys):
+        return guarded(node, cx, _unpacking_dict(node, cx))
     pairs = [(compile_expr(k, cx), compile_expr(v, cx)) for k, v in zip(node.keys, node.values)]
     return guarded(node, cx, lambda L: {k(L): v(L) for k, v in pairs})
 
 
+def _unpacking_dict(node: ast.Dict, cx: Context) -> Eval:
+    """`{**a, 'k': v}`: entries in order, later keys winning; `**` takes a dict, as in calls."""
+    pairs = [(None if k is None else compile_expr(k, cx), compile_expr(v, cx))
+             for k, v in zip(node.keys, node.values)]
+
+    def ev(L: dict) -> dict:
+        made: dict = {}
+        for key, value in pairs:
+            if key is not None:
+                k = key(L)
+                made[k] = value(L)
+                continue
+            mapping = value(L)
+            if not isinstance(mapping, dict):
+                raise TypeError(f"'{type(mapping).__name__}' object is not a mapping")
+            made.update(mapping)
+        return made
+    return ev
+
+
 def compile_Set(node: ast.Set, cx: Context) -> Eval:
+    if any(type(e) is ast.Starred for e in node.elts):
+        return guarded(node, cx, _unpacking_display(node, cx, "{*x}", "set", set))
     elts = [compile_expr(e, cx) for e in node.elts]
     return guarded(node, cx, lambda L: {e(L) for e in elts})
+
+
+def compile_Starred(node: ast.Starred, cx: Context) -> Eval:
+    """`*x` where only a display, a call or an assignment target may hold it."""
+    raise TgError("SyntaxError", "can't use starred expression here", filename=cx.filename,
+                  line=node.line, col=node.col, end_line=node.end_line, end_col=node.end_col,
+                  exit_code=EXIT_SYNTAX)
 
 
 def compile_Slice(node: ast.Slice, cx: Context) -> Eval:
@@ -509,4 +569,5 @@ def compile_FormattedValue(node: ast.FormattedValue, cx: Context) -> Eval:
 
 _DISPATCH = {cls: globals()[f"compile_{cls.__name__}"] for cls in (
     ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.List,
-    ast.Tuple, ast.Slice, ast.Attribute, ast.Subscript, ast.Call, ast.FString, ast.Dict, ast.Set)}
+    ast.Tuple, ast.Slice, ast.Attribute, ast.Subscript, ast.Call, ast.FString, ast.Dict, ast.Set,
+    ast.Starred)}

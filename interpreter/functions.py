@@ -21,17 +21,20 @@ from .statements import _DISPATCH as STATEMENTS, compile_block, compile_store
 
 
 class Signature:
-    """A parameter list: `positional` names (the last `len(defaults)` have defaults),
-    `kwonly` names, the `*args` and `**kwargs` names (or None)."""
+    """A parameter list: `positional` names (the last `len(defaults)` have defaults; the
+    first `posonly` of them are positional-only), `kwonly` names, the `*args` and `**kwargs`
+    names (or None)."""
 
-    __slots__ = ("positional", "kwonly", "varargs", "varkw", "names", "simple")
+    __slots__ = ("positional", "posonly", "kwonly", "varargs", "varkw", "names", "simple")
 
     def __init__(self, params: tuple) -> None:
-        self.positional = tuple(p.name for p in params if p.kind == "")
+        self.positional = tuple(p.name for p in params if p.kind in ("pos", ""))
+        self.posonly = sum(1 for p in params if p.kind == "pos")
         self.kwonly = tuple(p.name for p in params if p.kind == "kw")
         self.varargs = next((p.name for p in params if p.kind == "*"), None)
         self.varkw = next((p.name for p in params if p.kind == "**"), None)
-        self.names = frozenset(self.positional + self.kwonly)  # those a keyword can name
+        # those a keyword can name
+        self.names = frozenset(self.positional[self.posonly:] + self.kwonly)
         self.simple = not (self.kwonly or self.varargs or self.varkw)
 
     def all_names(self) -> tuple:
@@ -108,8 +111,12 @@ def bind(qualname: str, sig: Signature, defaults: tuple, kwdefaults: dict, args:
                 raise TypeError(f"{qualname}() got multiple values for argument '{key}'")
             local[key] = value
         elif extra is not None:
-            extra[key] = value
+            extra[key] = value  # (a positional-only name too: `def f(a, /, **kw)`)
         else:
+            named = [p for p in params[:sig.posonly] if p in kwargs]
+            if named:
+                raise TypeError(f"{qualname}() got some positional-only arguments passed as "
+                                f"keyword arguments: '{', '.join(named)}'")
             raise TypeError(f"{qualname}() got an unexpected keyword argument '{key}'")
     if len(args) > n and sig.varargs is None:
         raise TypeError(_too_many_positional(qualname, sig, defaults, len(args), local))
@@ -173,15 +180,29 @@ def _function_parts(node: ast.Node, params: tuple, cx: Context, name: str):
                            else (), cx.scope, name, cx.filename)
     if cx.scope.kind == CLASS and sig.positional:
         scope.first_param = sig.positional[0]
-    defaults = [compile_expr(p.default, cx) for p in params if p.default is not None and p.kind == ""]
+    defaults = [compile_expr(p.default, cx) for p in params
+                if p.default is not None and p.kind in ("pos", "")]
     kwdefaults = [(p.name, compile_expr(p.default, cx)) for p in params
                   if p.default is not None and p.kind == "kw"]
     return scope, sig, defaults, kwdefaults
 
 
+def _annotations(node: ast.FunctionDef, cx: Context) -> list:
+    """(name, closure) of each annotation, in the order CPython 3.11 evaluates them at def
+    time: the positional-or-keyword parameters', the positional-only ones', *args, the
+    keyword-only ones', **kwargs, the return annotation."""
+    order = {"": 0, "pos": 1, "*": 2, "kw": 3, "**": 4}
+    params = sorted((p for p in node.params if p.annotation is not None), key=lambda p: order[p.kind])
+    found = [(p.name, compile_expr(p.annotation, cx)) for p in params]
+    if node.returns is not None:
+        found.append(("return", compile_expr(node.returns, cx)))
+    return found
+
+
 def compile_FunctionDef(node: ast.FunctionDef, cx: Context) -> Callable[[dict], None]:
     decorators = [_decorator(d, cx) for d in node.decorators]
     scope, sig, defaults, kwdefaults = _function_parts(node, node.params, cx, node.name)
+    annotations = _annotations(node, cx)
     inner = cx.inner(scope)
     body = generator_body(node.body, inner, scope.qualname) if is_generator(node.body) \
         else compile_block(node.body, inner)
@@ -192,6 +213,8 @@ def compile_FunctionDef(node: ast.FunctionDef, cx: Context) -> Callable[[dict], 
         applied = [(d(L), where) for d, where in decorators]
         f = make_function(rt, name, qualname, sig, tuple(d(L) for d in defaults),
                           {k: v(L) for k, v in kwdefaults}, body, L if nested else None)
+        if annotations:  # (kept as Python keeps them; no program reads a dunder)
+            f.__annotations__ = {k: v(L) for k, v in annotations}
         for decorator, where in reversed(applied):
             try:
                 f = decorator(f)

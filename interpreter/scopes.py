@@ -125,6 +125,8 @@ def bound_names(body: tuple) -> frozenset:
                 _target_names(t, found)
         elif kind is ast.AugAssign or kind is ast.For:
             _target_names(node.target, found)
+        elif kind is ast.AnnAssign:  # `x: int` makes x local even without a value, as in Python
+            _target_names(node.target, found)
         elif kind is ast.FunctionDef or kind is ast.ClassDef:
             found.add(node.name)
             continue
@@ -154,6 +156,8 @@ def _target_names(target: ast.Node, found: set) -> None:
     elif isinstance(target, (ast.Tuple, ast.List)):
         for elt in target.elts:
             _target_names(elt, found)
+    elif type(target) is ast.Starred:
+        _target_names(target.value, found)
 
 
 def declarations(body: tuple, parent: Scope, filename: str, params: set) -> tuple[set, set]:

@@ -3,12 +3,14 @@ on, or BREAK / CONTINUE / RETURN (the return value waits in L[RETURN_SLOT])."""
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any, Callable
 
 from autodiff.engine.core.unsupported import Unsupported
 from autodiff.parser import ast
 from autodiff.text.diagnostics import EXIT_SYNTAX, TgError
 
+from . import bounds
 from .expressions import INPLACE, Context, compile_expr, guarded, load_compiler, runtime_error
 from .runtime import BREAK, CONTINUE, RETURN, RETURN_SLOT
 from .sandbox import get_attribute, set_attribute
@@ -73,17 +75,15 @@ def compile_store(target: ast.Node, cx: Context) -> Callable[[dict, Any], None]:
             except Exception as exc:
                 raise runtime_error(exc, target, filename) from None
         return store_item
+    if any(type(e) is ast.Starred for e in target.elts):
+        return _starred_unpack(target, cx)
     stores = [compile_store(e, cx) for e in target.elts]  # Tuple or List
     n = len(stores)
 
     def unpack(L: dict, value: Any) -> None:
-        try:
-            it = iter(value)
-        except TypeError:
-            raise runtime_error(TypeError(f"cannot unpack non-iterable {type(value).__name__} object"),
-                                target, filename) from None
-        try:
-            items = list(it)
+        it = _unpacked(value, target, filename)
+        try:  # one item past the count, as CPython takes: an endless iterator ends there
+            items = list(islice(it, n + 1))
         except Exception as exc:
             raise runtime_error(exc, target, filename) from None
         if len(items) != n:
@@ -91,6 +91,43 @@ def compile_store(target: ast.Node, cx: Context) -> Callable[[dict, Any], None]:
                    else f"not enough values to unpack (expected {n}, got {len(items)})")
             raise runtime_error(ValueError(msg), target, filename)
         for store, item in zip(stores, items):
+            store(L, item)
+    return unpack
+
+
+def _unpacked(value: Any, target: ast.Node, filename: str):
+    try:
+        return iter(value)
+    except TypeError:
+        raise runtime_error(TypeError(f"cannot unpack non-iterable {type(value).__name__} object"),
+                            target, filename) from None
+
+
+def _starred_unpack(target: ast.Node, cx: Context) -> Callable[[dict, Any], None]:
+    """`a, *rest, z = value`: the starred target takes a list of what the others leave (the
+    parser allows one starred target); that list is bounded as other list-building is."""
+    star = next(i for i, e in enumerate(target.elts) if type(e) is ast.Starred)
+    before = [compile_store(e, cx) for e in target.elts[:star]]
+    rest = compile_store(target.elts[star].value, cx)
+    after = [compile_store(e, cx) for e in target.elts[star + 1:]]
+    need, filename = len(before) + len(after), cx.filename
+
+    def unpack(L: dict, value: Any) -> None:
+        it = _unpacked(value, target, filename)
+        try:
+            items = list(islice(it, len(before)))
+            if len(items) == len(before):
+                items.extend(bounds.collected(it, "starred assignment", len(items)))
+        except Exception as exc:
+            raise runtime_error(exc, target, filename) from None
+        if len(items) < need:
+            raise runtime_error(ValueError(f"not enough values to unpack (expected at least {need}, "
+                                           f"got {len(items)})"), target, filename)
+        for store, item in zip(before, items):
+            store(L, item)
+        end = len(items) - len(after)
+        rest(L, items[len(before):end])
+        for store, item in zip(after, items[end:]):
             store(L, item)
     return unpack
 
@@ -182,6 +219,29 @@ def compile_Assign(node: ast.Assign, cx: Context) -> Run:
         v = value(L)
         for store in stores:
             store(L, v)
+    return run
+
+
+def compile_AnnAssign(node: ast.AnnAssign, cx: Context) -> Run:
+    """`target: annotation [= value]` as CPython runs it: the assignment first; then, at module
+    and class level only, the annotation is evaluated (not kept: no program reads
+    `__annotations__`). Without a value a name binds nothing, and an attribute's object or a
+    subscript's object and index are evaluated."""
+    target = node.target
+    steps = []
+    if node.value is not None:
+        value, store = compile_expr(node.value, cx), compile_store(target, cx)
+        steps.append(lambda L: store(L, value(L)))
+    elif type(target) is ast.Attribute:
+        steps.append(compile_expr(target.value, cx))
+    elif type(target) is ast.Subscript:
+        steps += [compile_expr(target.value, cx), compile_expr(target.index, cx)]
+    if cx.scope.kind not in (FUNCTION, COMPREHENSION):
+        steps.append(compile_expr(node.annotation, cx))
+
+    def run(L: dict) -> None:
+        for step in steps:
+            step(L)
     return run
 
 
@@ -385,5 +445,5 @@ def compile_With(node: ast.With, cx: Context) -> Run:
 
 
 _DISPATCH = {cls: globals()[f"compile_{cls.__name__}"] for cls in (
-    ast.ExprStmt, ast.Assign, ast.AugAssign, ast.Pass, ast.Break, ast.Continue, ast.Return,
+    ast.ExprStmt, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Pass, ast.Break, ast.Continue, ast.Return,
     ast.Assert, ast.If, ast.While, ast.For, ast.With, ast.Global, ast.Nonlocal, ast.Delete)}

@@ -124,7 +124,7 @@ def callable_named(qualified: str, tree: ast.Node | None) -> Any:
 def keyword_names(function: Any) -> set[str]:
     """The keyword arguments `function` takes (a program's def or an engine callable)."""
     if isinstance(function, ast.FunctionDef):
-        return {p.name for p in function.params}
+        return {p.name for p in function.params if p.kind in ("", "kw")}  # (not positional-only)
     try:
         params = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):

@@ -52,7 +52,7 @@ PROGRAM_NAMES = ("__tg_get__", "__tg_set__", "__tg_update__", "__tg_del__")
 
 # the .tg constructs as CPython's ast names them
 NODES = tuple(getattr(ast, n) for n in (
-    "Module", "Expr", "Assign", "AugAssign", "If", "While", "For", "Break", "Continue", "Pass",
+    "Module", "Expr", "Assign", "AnnAssign", "AugAssign", "If", "While", "For", "Break", "Continue", "Pass",
     "FunctionDef", "arguments", "arg", "Return", "Assert", "With", "withitem", "Import",
     "alias", "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Call", "keyword", "Attribute",
     "Subscript", "Slice", "Name", "Constant", "List", "Tuple", "JoinedStr", "FormattedValue",
@@ -107,6 +107,8 @@ class Program:
         self.own_attributes = {f.name for f in methods}
         self.own_attributes |= {t.id for c in classes for n in c.body if isinstance(n, ast.Assign)
                                 for t in n.targets if isinstance(t, ast.Name)}
+        self.own_attributes |= {n.target.id for c in classes for n in c.body
+                                if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
         self.own_attributes |= {n.attr for n in walk if isinstance(n, ast.Attribute)
                                 and not isinstance(n.ctx, ast.Load) and root(n) in self.instances}
         # names it may read from its objects: those, and any name it spells out

@@ -153,11 +153,12 @@ class Slice(Node):
 
 
 class Starred(Node):
-    # `*value` among a call's arguments
+    # `*value` among a call's arguments, in a list/tuple/set display or an assignment target
     __slots__ = _fields = ('value',)
 
 
 class Dict(Node):
+    # keys: None for a `**mapping` entry (its mapping in values)
     __slots__ = _fields = ('keys', 'values')
 
 
@@ -201,6 +202,11 @@ class Assign(Node):
     __slots__ = _fields = ('targets', 'value')
 
 
+class AnnAssign(Node):
+    # `target: annotation [= value]`; simple: the target is a name without parentheses
+    __slots__ = _fields = ('target', 'annotation', 'value', 'simple')
+
+
 class AugAssign(Node):
     # op: '+', '-', ... (without '=')
     __slots__ = _fields = ('target', 'op', 'value')
@@ -235,13 +241,14 @@ class Pass(Node):
 
 
 class Param(Node):
-    # kind: '' (positional or keyword), '*' (*args), 'kw' (keyword-only), '**' (**kwargs)
-    __slots__ = _fields = ('name', 'default', 'kind')
+    # kind: '' (positional or keyword), 'pos' (positional-only, before `/`), '*' (*args),
+    # 'kw' (keyword-only), '**' (**kwargs); annotation: an expression or None
+    __slots__ = _fields = ('name', 'default', 'kind', 'annotation')
 
 
 class FunctionDef(Node):
-    # params: of Param; decorators: expressions, outermost first
-    __slots__ = _fields = ('name', 'params', 'body', 'decorators')
+    # params: of Param; decorators: expressions, outermost first; returns: the `-> annotation`
+    __slots__ = _fields = ('name', 'params', 'body', 'decorators', 'returns')
 
 
 class ClassDef(Node):

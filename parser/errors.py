@@ -151,8 +151,8 @@ def _special(kind: str, expected: set[str], text: str, col: int) -> str | None:
                "'yield value' and 'yield from values' are)"
     if kind == "FOR" and "RPAR" in expected and "COMMA" in expected:
         return "Generator expression must be parenthesized"
-    if kind == "COLON" and "RPAR" in expected:
-        return "annotations are not supported by autodiff" if "COMMA" in expected else None
+    if kind == "COLON" and text[col - 1: col + 1] == ":=":
+        return "assignment expressions (':=') are not supported by autodiff"
     if kind == "EQUAL" and "_NEWLINE" not in expected and "EQUAL" not in expected:
         return "invalid syntax. Maybe you meant '==' or ':=' instead of '='?"
     return None

@@ -37,7 +37,7 @@ class TgLexer:
         self.keywords = {word: name for word, name in literals.items() if word.isidentifier()}
         self.symbols = {symbol: name for symbol, name in literals.items() if not symbol.isidentifier()}
         symbols = sorted(self.symbols, key=len, reverse=True)
-        groups = [(name, patterns[name]) for name in (_NL, "STRING", "FLOAT", "INT", "NAME", "AUGOP")]
+        groups = [(name, patterns[name]) for name in (_NL, "STRING", "IMAG", "FLOAT", "INT", "NAME", "AUGOP")]
         groups += [("OP", "|".join(map(re.escape, symbols))), ("CONT", r"\\[\t \f]*\r?\n")]
         alternatives = "|".join(f"(?P<{name}>{regexp})" for name, regexp in groups)
         # skipping the spaces before a token in the same match saves a loop turn per token

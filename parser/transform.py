@@ -77,6 +77,8 @@ class ToAst(StatementRules):
 
     def paren(self, c):
         lpar, node, rpar = c
+        if type(node) is ast.Starred:
+            raise self.error_at("cannot use starred expression here", node)
         self.outer[id(node)] = (node, lpar.line, lpar.column, rpar.end_line, rpar.end_column)
         return node
 
@@ -111,16 +113,28 @@ class ToAst(StatementRules):
     def dictcomp(self, c):
         return ast.DictComp(c[1], c[3], tuple(c[4]), **self.span(c[0], c[-1]))
 
+    def starred_comp(self, c):
+        """`[*a for a in b]`, `{**a for a in b}`: parsed to give CPython's words."""
+        item = c[1]
+        if type(item) is ast.Starred:
+            raise self.error("iterable unpacking cannot be used in comprehension", item)
+        raise self.error("dict unpacking cannot be used in dict comprehension", item)
+
     def dict_(self, c):
         items = c[1] if len(c) > 2 else ((), ())
         return ast.Dict(tuple(items[0]), tuple(items[1]), **self.span(c[0], c[-1]))
 
     def dict_items(self, c):
-        if len(c) == 3:
-            return [c[0]], [c[2]]
+        """(keys, values); a `**mapping` entry has the key None, as in Python's ast."""
+        if type(c[0]) is not tuple:
+            return ([c[0]], [c[2]]) if len(c) == 3 else ([None], [c[1]])
         keys, values = c[0]
-        keys.append(c[2])
-        values.append(c[4])
+        if len(c) == 5:
+            keys.append(c[2])
+            values.append(c[4])
+        else:
+            keys.append(None)
+            values.append(c[3])
         return keys, values
 
     def set_(self, c):
@@ -239,6 +253,9 @@ class ToAst(StatementRules):
         else:
             value = 0
         return ast.Constant(value, line=tok.line, col=tok.column, end_line=tok.end_line, end_col=tok.end_column)
+
+    def imag(self, c):
+        raise self.error("complex numbers are not supported by autodiff", c[0])
 
     def float_(self, c):
         tok = c[0]

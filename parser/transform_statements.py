@@ -57,6 +57,20 @@ class StatementRules:
         (line, col), (end_line, end_col) = self.start(c[0]), self.end(c[-1])
         return ast.Assign(tuple(targets), c[-1], line=line, col=col, end_line=end_line, end_col=end_col)
 
+    def ann_assign(self, c):
+        target, annotation = c[0], c[2]
+        value = c[4] if len(c) > 3 else None
+        kind = type(target)
+        if kind is ast.Tuple or kind is ast.List:
+            # (CPython points at a bare tuple's first item, at a list or parenthesized tuple whole)
+            bare = kind is ast.Tuple and id(target) not in self.outer
+            message = f"only single target (not {'tuple' if kind is ast.Tuple else 'list'}) can be annotated"
+            raise self.error_at(message, target.elts[0]) if bare else self.error(message, target)
+        if not isinstance(target, ASSIGNABLE):
+            raise self.error_at("illegal target for annotation", target)
+        simple = kind is ast.Name and id(target) not in self.outer
+        return ast.AnnAssign(target, annotation, value, simple, **self.span(target, c[-1]))
+
     def aug_assign(self, c):
         target, op, value = c
         if not isinstance(target, ASSIGNABLE):
@@ -64,10 +78,23 @@ class StatementRules:
                                 target)
         return ast.AugAssign(target, op.value[:-1], value, **self.span(target, value))
 
-    def check_target(self, target) -> None:
+    def check_target(self, target, inside: bool = False, starred: bool = False) -> None:
+        """Python's checks of an assignment (or `for`) target; `inside`: within a tuple or list,
+        `starred`: under a `*` (CPython then gives no '==' hint)."""
         if isinstance(target, (ast.Tuple, ast.List)):
+            starred = False
             for elt in target.elts:
-                self.check_target(elt)
+                if type(elt) is ast.Starred:
+                    if starred:
+                        raise self.error_at("multiple starred expressions in assignment", target)
+                    starred = True
+                self.check_target(elt, True)
+        elif type(target) is ast.Starred:
+            if not inside:
+                raise self.error_at("starred assignment target must be in a list or tuple", target)
+            self.check_target(target.value, True, True)
+        elif starred and not isinstance(target, ASSIGNABLE):
+            raise self.error_at(f"cannot assign to {describe(target)}", target)
         elif not isinstance(target, ASSIGNABLE):
             raise self.error_at(f"cannot assign to {describe(target)} here. "
                                 "Maybe you meant '==' instead of '='?", target)
@@ -104,6 +131,11 @@ class StatementRules:
         return ast.ImportFrom(module, tuple((name, asname) for name, asname, _ in items),
                               **self.span(c[0], last))
 
+    def relative_import(self, c):
+        before = c[[i for i, x in enumerate(c) if isinstance(x, Token) and x.value == "import"][0] - 1]
+        raise self.error("relative imports are not supported by autodiff: a .tg program is one file",
+                         c[1], before[-1] if type(before) is list else before)
+
     def import_names(self, c):
         if len(c) == 1:
             return [c[0]]
@@ -121,6 +153,8 @@ class StatementRules:
         return ast.Delete(tuple(targets), **self.span(c[0], c[-1]))
 
     def check_deletable(self, target) -> None:
+        if type(target) is ast.Starred:
+            raise self.error_at("cannot delete starred", target)
         if isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 self.check_deletable(elt)
@@ -171,19 +205,37 @@ class StatementRules:
         return ast.For(target, iterable, body, **self.span(c[0], last))
 
     def funcdef(self, c):
-        params = c[3] if len(c) > 6 else ()
+        params = () if isinstance(c[3], Token) else c[3]
+        after = 4 if isinstance(c[3], Token) else 5  # just after ')'
+        returns = c[after + 1] if c[after].value == "->" else None
         body, last = c[-1]
-        return ast.FunctionDef(c[1].value, params, body, (), **self.span(c[0], last))
+        return ast.FunctionDef(c[1].value, params, body, (), returns, **self.span(c[0], last))
+
+    def lambda_parameters(self, c):
+        if isinstance(c[0], ast.Param) and c[0].kind == "/":
+            raise self.error_at("invalid syntax", c[0])  # (CPython's words for `lambda /:`)
+        return self.parameters(c)
 
     def parameters(self, c):
         """Python's rules for a parameter list; parameters after `*` become keyword-only."""
         params, seen = [], set()
-        defaults = star = dstar = False
+        defaults = star = dstar = slash = False
         for p in c:
             if isinstance(p, Token):
                 continue
             if dstar:
                 raise self.error_at("arguments cannot follow var-keyword argument", p)
+            if p.kind == "/":
+                if slash:
+                    raise self.error_at("/ may appear only once", p)
+                if star:
+                    raise self.error_at("/ must be ahead of *", p)
+                if not params:
+                    raise self.error_at("at least one argument must precede /", p)
+                slash = True
+                for q in params:
+                    q.kind = "pos"
+                continue
             if p.kind == "*":
                 if star:
                     raise self.error_at("* argument may appear only once", p)
@@ -205,17 +257,25 @@ class StatementRules:
             raise self.error_at("named arguments must follow bare *", star)
         return tuple(params)
 
+    # a parameter's annotation comes as the child after its name (`annotation` gives the expression)
     def param(self, c):
-        return ast.Param(c[0].value, None, "", **self.span(c[0], c[0]))
+        return ast.Param(c[0].value, None, "", c[1] if len(c) > 1 else None, **self.span(c[0], c[-1]))
 
     def param_default(self, c):
-        return ast.Param(c[0].value, c[2], "", **self.span(c[0], c[2]))
+        return ast.Param(c[0].value, c[-1], "", c[1] if len(c) > 3 else None, **self.span(c[0], c[-1]))
 
     def star_param(self, c):
-        return ast.Param(c[1].value if len(c) > 1 else None, None, "*", **self.span(c[0], c[-1]))
+        return ast.Param(c[1].value if len(c) > 1 else None, None, "*", c[2] if len(c) > 2 else None,
+                         **self.span(c[0], c[-1]))
 
     def dstar_param(self, c):
-        return ast.Param(c[1].value, None, "**", **self.span(c[0], c[-1]))
+        return ast.Param(c[1].value, None, "**", c[2] if len(c) > 2 else None, **self.span(c[0], c[-1]))
+
+    def slash_param(self, c):
+        return ast.Param(None, None, "/", None, **self.span(c[0], c[0]))
+
+    def annotation(self, c):
+        return c[1]
 
     def lambdef(self, c):
         params = c[1] if len(c) > 3 else ()
@@ -263,6 +323,9 @@ class StatementRules:
         c[0].append(c[1])
         return c[0]
 
+    def except_star(self, c):
+        raise self.error("except* is not supported by autodiff", c[0], c[1])
+
     def except_clause(self, c):
         body, last = c[-1]
         kind = c[1] if len(c) > 3 else None
@@ -284,7 +347,8 @@ class StatementRules:
 
 _DESCRIBE = {ast.Call: "function call", ast.Constant: "literal", ast.BinOp: "expression",
              ast.UnaryOp: "expression", ast.BoolOp: "expression", ast.Compare: "comparison",
-             ast.IfExp: "conditional expression", ast.FString: "f-string expression"}
+             ast.IfExp: "conditional expression", ast.FString: "f-string expression",
+             ast.Starred: "starred"}
 
 
 def describe(node) -> str:

@@ -198,12 +198,35 @@ RESULTS = ["t.sort().__class__.__init__", "t.sort().kind", "t.topk(1).tg_type_na
            "torch.is_tensor(t.__class__.__reduce__)", "t.std.__func__", "torch.logspace.__globals__",
            "t.new_zeros.__self__", "t.chunk(2)[0]._base"]
 
+# the forms of issue 29: annotations are evaluated where CPython evaluates them, and reach no
+# more than any expression does; unpacking and `**` hand out nothing a name could not
+SYNTAX_FORMS = [
+    "x: t.__class__.__mro__ = 1", "x: print.__self__", "x: int = print.__self__",
+    "x: (lambda: 0).__code__", "t.grad_fn: int = 1", "t.__dict__: int = {}", "t.array: int = 1", "t.__class__.__mro__.x: int", "print.__self__[0]: int",
+    "[t][0].__class__: int = 1", "def g(a: t.__class__.__mro__):\n    pass",
+    "def g() -> print.__self__:\n    pass", "def g(a: int = t.__dict__):\n    pass",
+    "def g(*a: f.__globals__, **k: int):\n    pass", "def g(a, /, *, b: t.__init__):\n    pass",
+    "def g(a: int) -> int:\n    return a\nprint(g.__annotations__)",
+    "x: int = 1\nprint(__annotations__)", "x: int\nprint(__annotations__['x'])",
+    "class A:\n    x: t.__class__.__bases__ = 1", "class A:\n    __x__: int = 1",
+    "class A:\n    __dict__: int", "class A:\n    _tg_v: int = 1",
+    "class A:\n    x: int = 1\nprint(A.__annotations__)",
+    "a, *b = t.__class__.__mro__", "first, *rest = print.__self__.__dict__",
+    "*a, b = [t.__init__, 1]", "for a, *b in [t.__class__.__mro__]:\n    pass",
+    "print([*t.__class__.__mro__])", "print((*f.__code__,))", "print({*print.__self__.__dict__})",
+    "print({**t.__dict__})", "print({**torch.__dict__})", "print({**math.__dict__, 'k': 1})",
+    "print({**{'a': 1}, **print.__self__.__dict__})",
+    "def g(a, /, **kw):\n    return kw\nprint(g(1, a=2)['a'].__class__.__bases__)",
+    "def g(a, /):\n    return a\nprint(g(t).__class__.__dict__)",
+    "from . import os", "from .os import system", "from ..torch import _C",
+    "try:\n    pass\nexcept* Exception:\n    pass", "print(1j.__class__)", "print((x := print.__self__))",
+]
 V2_ATTEMPTS = ([("lambda", e) for e in LAMBDAS] + [("comprehension", e) for e in COMPREHENSIONS]
                + [("dict-set", e) for e in DICTS_AND_SETS] + [("call", e) for e in CALLS]
                + [("try", e) for e in TRY_EXCEPT] + [("raise", e) for e in RAISES]
                + [("del", e) for e in DELETIONS] + [("scope", e) for e in SCOPES]
                + [("type", e) for e in TYPES] + [("decorator", e) for e in DECORATORS]
-               + [("numpy", e) for e in NUMPY])
+               + [("numpy", e) for e in NUMPY] + [("syntax", e) for e in SYNTAX_FORMS])
 # a generator object shows send, throw and close: none of its frame, code, greenlet or state
 _GEN = "def g(x):\n    yield x\n    yield from [x]\n"
 GENERATORS = [_GEN + "print(g(t).gi_frame)", _GEN + "print(g(t).gi_code)",
@@ -276,6 +299,8 @@ def _as_statement(attempt: str, kind: str = "") -> str:
     prelude = "import math\nimport numpy as np\ndef f(a):\n    return a\n" + T
     if kind == "try":
         return prelude + "try:\n    " + attempt + "\n"
+    if kind == "syntax" and not attempt.startswith("print("):
+        return prelude + attempt + "\n"
     if attempt.startswith(_STATEMENTS) or " = " in attempt:
         return prelude + attempt + "\n"
     return prelude + f"print({attempt})\n"

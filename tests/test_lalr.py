@@ -197,4 +197,4 @@ def test_the_only_conflicts_end_a_lambda_body():
     conflicts = [r for r in records if "conflict" in r.lower()]
     rules = {r.strip() for r in records if r.lstrip().startswith("*")}
     assert conflicts and all(r.startswith("Shift/Reduce") for r in conflicts)
-    assert rules == {"* <lambdef : LAMBDA COLON test>", "* <lambdef : LAMBDA parameters COLON test>"}
+    assert rules == {"* <lambdef : LAMBDA COLON test>", "* <lambdef : LAMBDA lambda_parameters COLON test>"}
