@@ -128,14 +128,6 @@ def outcome(program: str) -> str | None:
     return f"{error.error_class}: {error.message}"
 
 
-# Python syntax the parser still meets with a parse error (strict: each one found mended
-# must leave this list)
-PARSER_GAPS = {"AnnAssign", "TryStar", "arguments", "arg", "complex literal",
-               "list display with unpacking", "dict display with unpacking", "relative import",
-               "type annotation of a variable without value", "return annotation",
-               "starred assignment"}
-
-
 def _fast(index: int, entry: tuple) -> bool:
     return index % 10 == 0 or entry[0] == "syntax"
 
@@ -143,15 +135,7 @@ def _fast(index: int, entry: tuple) -> bool:
 @pytest.mark.parametrize("entry", sampled(ENTRIES, _fast, ids=lambda entry: f"{entry[0]}:{entry[1]}"))
 def test_every_catalog_entry_is_the_languages_or_refused_clearly(entry):
     owner, name, program = entry
-    if owner == "syntax" and name in PARSER_GAPS:
-        pytest.xfail(f"the parser does not take {name} yet")  # (checked strictly below)
     assert outcome(program) is None, (owner, name, outcome(program))
-
-
-def test_the_parser_gaps_are_still_gaps():
-    programs = {**SYNTAX, **FORMS}
-    mended = {name for name in PARSER_GAPS if outcome(programs[name] + "\n") is None}
-    assert not mended, f"no longer gaps, take them out of PARSER_GAPS: {sorted(mended)}"
 
 
 def test_the_catalogs_cover_what_they_say():
