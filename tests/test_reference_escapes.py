@@ -54,8 +54,8 @@ OWN_OBJECTS = {
     "a name spelt out in a string, on a tensor": (
         'name = "untyped_storage"\nprint(torch.ones(1).untyped_storage())\n'),
     "a torch class's own member through a string": (
-        'name = "register_forward_hook"\nimport torch.nn as nn\n'
-        "print(nn.Linear(1, 1).register_forward_hook)\n"),
+        'name = "register_state_dict_pre_hook"\nimport torch.nn as nn\n'
+        "print(nn.Linear(1, 1).register_state_dict_pre_hook)\n"),
     "a submodule through a readable name": ("import torch.nn as nn\nprint(nn.modules.linear)\n"),
     "a submodule of numpy": ("import numpy as np\nprint(np.random.mtrand)\n"),
     "super() of another object": (
