@@ -25,8 +25,12 @@ def incomplete(error: TgError, source: str) -> bool:
     if error.error_class == "IndentationError":
         return error.message.startswith("expected an indented block") and \
             error.line > source.count("\n") + 1
-    return error.error_class == "SyntaxError" and (
-        "was never closed" in error.message or "got end of file" in error.message)
+    if error.error_class != "SyntaxError":
+        return False
+    # inside a block the input's end is the block's end (`    @property` after `class A:`)
+    ended_in_block = "got end of the indented block" in error.message and \
+        error.line >= source.count("\n") + 1
+    return "was never closed" in error.message or "got end of file" in error.message or ended_in_block
 
 
 class LiveProgram(InteractiveProgram):

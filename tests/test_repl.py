@@ -93,6 +93,17 @@ def test_piped_nested_blocks_run_as_one_input() -> None:
 
 
 @pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
+def test_piped_decorated_methods_and_annotations_read_to_the_blank_line() -> None:
+    """A decorator line in a class body ends the input's indented block, not the input."""
+    source = ("class T:\n    @property\n    def v(self) -> int:\n        return 3\n"
+              "    @v.setter\n    def v(self, value: int):\n        print('set', value)\n\n"
+              "t = T()\nt.v = 5\nprint(t.v)\nfirst, *rest = [1, 2, 3]\nprint(rest)\n")
+    done = subprocess.run([EXE, "repl"], input=source, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert (done.stdout, done.stderr) == ("set 5\n3\n[2, 3]\n", "")
+
+
+@pytest.mark.skipif(EXE is None, reason="the autodiff console script is not installed")
 def test_a_session_in_a_pseudo_terminal(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(EXE, ["repl"], encoding="utf-8", timeout=60, dimensions=(40, 120),
