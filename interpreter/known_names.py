@@ -99,12 +99,14 @@ def _owner(obj: Any) -> str | None:
     owner = getattr(kind, "_tg_known_as", None)
     if owner is not None:
         return owner
+    from autodiff.engine.core.torch_class_paths import CLASS_PATHS  # noqa: PLC0415
     from .torch_names import OWNERS  # noqa: PLC0415 - only on this error path
 
     for cls in kind.__mro__:
         module = vars(cls).get("__module__")
         if isinstance(module, str) and module.startswith("autodiff."):
-            found = OWNERS.get(f"{module}.{cls.__qualname__}")
+            path = f"{module}.{cls.__qualname__}"
+            found = CLASS_PATHS.get(path) or OWNERS.get(path)
             if found is not None:
                 return found
     return None

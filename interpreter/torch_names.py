@@ -810,10 +810,10 @@ NAMES = {
         "initial_seed manual_seed seed set_offset set_state "
     ),
     "torch.autograd.anomaly_mode.detect_anomaly": (
-        ""
+        "check_nan prev prev_check_nan "
     ),
     "torch.autograd.anomaly_mode.set_detect_anomaly": (
-        ""
+        "prev prev_check_nan "
     ),
     "torch.autograd.function.Function": (
         "apply backward boxed_grads_call clear_saved_tensors_on_access dirty_tensors forward "
@@ -827,19 +827,79 @@ NAMES = {
         "clone "
     ),
     "torch.autograd.grad_mode.inference_mode": (
-        "clone "
+        "clone mode "
     ),
     "torch.autograd.grad_mode.no_grad": (
-        "clone "
+        "clone prev "
     ),
     "torch.autograd.grad_mode.set_grad_enabled": (
-        "clone "
+        "clone mode prev "
     ),
     "torch.autograd.graph.Node": (
         "metadata name next_functions register_hook register_prehook requires_grad "
     ),
     "torch.autograd.variable.Variable": (
-        ""
+        "H T abs abs_ absolute absolute_ acos acos_ acosh acosh_ add add_ addbmm addbmm_ addcdiv "
+        "addcdiv_ addcmul addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint all allclose "
+        "amax amin aminmax angle any apply_ arccos arccos_ arccosh arccosh_ arcsin arcsin_ "
+        "arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_ arctanh arctanh_ argmax argmin argsort "
+        "argwhere as_strided as_strided_ as_strided_scatter as_subclass asin asin_ asinh asinh_ "
+        "atan atan2 atan2_ atan_ atanh atanh_ backward baddbmm baddbmm_ bernoulli bernoulli_ "
+        "bfloat16 bincount bitwise_and bitwise_and_ bitwise_left_shift bitwise_left_shift_ "
+        "bitwise_not bitwise_not_ bitwise_or bitwise_or_ bitwise_right_shift "
+        "bitwise_right_shift_ bitwise_xor bitwise_xor_ bmm bool broadcast_to byte cauchy_ "
+        "ccol_indices cdouble ceil ceil_ cfloat chalf char cholesky cholesky_inverse "
+        "cholesky_solve chunk clamp clamp_ clamp_max clamp_max_ clamp_min clamp_min_ clip clip_ "
+        "clone coalesce col_indices conj conj_physical conj_physical_ const_data_ptr contiguous "
+        "copy_ copysign copysign_ corrcoef cos cos_ cosh cosh_ count_nonzero cov cpu cross "
+        "crow_indices cuda cummax cummin cumprod cumprod_ cumsum cumsum_ data data_ptr deg2rad "
+        "deg2rad_ dense_dim dequantize det detach detach_ device diag diag_embed diagflat "
+        "diagonal diagonal_scatter diff digamma digamma_ dim dim_order dist div div_ divide "
+        "divide_ dot double dsplit dtype eig element_size eq eq_ equal erf erf_ erfc erfc_ "
+        "erfinv erfinv_ exp exp2 exp2_ exp_ expand expand_as expm1 expm1_ exponential_ fill_ "
+        "fill_diagonal_ fix fix_ flatten flip fliplr flipud float float_power float_power_ floor "
+        "floor_ floor_divide floor_divide_ fmax fmin fmod fmod_ frac frac_ frexp gather gcd gcd_ "
+        "ge ge_ geometric_ geqrf ger get_device grad grad_dtype grad_fn greater greater_ "
+        "greater_equal greater_equal_ gt gt_ half hardshrink hash_tensor heaviside heaviside_ "
+        "histc histogram hsplit hypot hypot_ i0 i0_ igamma igamma_ igammac igammac_ imag index "
+        "index_add index_add_ index_copy index_copy_ index_fill index_fill_ index_put index_put_ "
+        "index_reduce index_reduce_ index_select indices inner int int_repr inverse ipu "
+        "is_coalesced is_complex is_conj is_contiguous is_cpu is_cuda is_distributed "
+        "is_floating_point is_inference is_ipu is_leaf is_maia is_meta is_mkldnn is_mps is_mtia "
+        "is_neg is_nested is_nonzero is_pinned is_quantized is_same_size is_set_to is_shared "
+        "is_signed is_sparse is_sparse_csr is_vulkan is_xla is_xpu isclose isfinite isinf isnan "
+        "isneginf isposinf isreal istft item itemsize kron kthvalue layout lcm lcm_ ldexp ldexp_ "
+        "le le_ lerp lerp_ less less_ less_equal less_equal_ lgamma lgamma_ log log10 log10_ "
+        "log1p log1p_ log2 log2_ log_ log_normal_ log_softmax logaddexp logaddexp2 logcumsumexp "
+        "logdet logical_and logical_and_ logical_not logical_not_ logical_or logical_or_ "
+        "logical_xor logical_xor_ logit logit_ logsumexp long lstsq lt lt_ lu lu_solve mH mT "
+        "map2_ map_ masked_fill masked_fill_ masked_scatter masked_scatter_ masked_select matmul "
+        "matrix_exp matrix_power max maximum mean median min minimum mm mode module_load "
+        "moveaxis movedim msort mtia mul mul_ multinomial multiply multiply_ mv mvlgamma "
+        "mvlgamma_ name nan_to_num nan_to_num_ nanmean nanmedian nanquantile nansum narrow "
+        "narrow_copy nbytes ndim ndimension ne ne_ neg neg_ negative negative_ nelement new "
+        "new_empty new_empty_strided new_full new_ones new_tensor new_zeros nextafter nextafter_ "
+        "nonzero nonzero_static norm normal_ not_equal not_equal_ numel numpy orgqr ormqr outer "
+        "output_nr permute pin_memory pinverse polygamma polygamma_ positive pow pow_ prelu prod "
+        "put put_ q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale "
+        "q_zero_point qr qscheme quantile rad2deg rad2deg_ random_ ravel real reciprocal "
+        "reciprocal_ record_stream register_hook register_post_accumulate_grad_hook reinforce "
+        "relu relu_ remainder remainder_ renorm renorm_ repeat repeat_interleave requires_grad "
+        "requires_grad_ reshape reshape_as resize resize_ resize_as resize_as_ resize_as_sparse_ "
+        "resolve_conj resolve_neg retain_grad retains_grad roll rot90 round round_ row_indices "
+        "rsqrt rsqrt_ scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ "
+        "select select_scatter set_ sgn sgn_ shape share_memory_ short sigmoid sigmoid_ sign "
+        "sign_ signbit sin sin_ sinc sinc_ sinh sinh_ size slice_inverse slice_scatter slogdet "
+        "smm softmax solve sort sparse_dim sparse_mask sparse_resize_ sparse_resize_and_clear_ "
+        "split split_with_sizes sqrt sqrt_ square square_ squeeze squeeze_ sspaddmm std stft "
+        "storage storage_offset storage_type stride sub sub_ subtract subtract_ sum sum_to_size "
+        "svd swapaxes swapaxes_ swapdims swapdims_ symeig t t_ take take_along_dim tan tan_ tanh "
+        "tanh_ tensor_split tile to to_dense to_mkldnn to_padded_tensor to_sparse to_sparse_bsc "
+        "to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr tolist topk trace transpose "
+        "transpose_ triangular_solve tril tril_ triu triu_ true_divide true_divide_ trunc trunc_ "
+        "type type_as unbind unflatten unfold uniform_ unique unique_consecutive unsafe_chunk "
+        "unsafe_split unsafe_split_with_sizes unsqueeze unsqueeze_ untyped_storage values var "
+        "vdot view view_as vsplit where xlogy xlogy_ xpu zero_ "
     ),
     "torch.device": (
         "index type "
@@ -1524,88 +1584,11 @@ NAMES = {
     ),
 }
 
-# The PyTorch class whose names an engine object answers for, by the engine class's path
+# The PyTorch class whose names an engine object answers for, by the engine class's
+# path, beside those of engine/core/torch_class_paths.py (the classes they print as)
 OWNERS = {
-    "autodiff.engine.api.Variable": "torch.autograd.variable.Variable",
-    "autodiff.engine.autograd.function.Function": "torch.autograd.function.Function",
-    "autodiff.engine.core.devices.device": "torch.device",
     "autodiff.engine.core.dtypes.DType": "torch.dtype",
-    "autodiff.engine.core.session.detect_anomaly": "torch.autograd.anomaly_mode.detect_anomaly",
-    "autodiff.engine.core.session.enable_grad": "torch.autograd.grad_mode.enable_grad",
-    "autodiff.engine.core.session.inference_mode": "torch.autograd.grad_mode.inference_mode",
-    "autodiff.engine.core.session.no_grad": "torch.autograd.grad_mode.no_grad",
-    "autodiff.engine.core.session.set_detect_anomaly": "torch.autograd.anomaly_mode.set_detect_anomaly",
-    "autodiff.engine.core.session.set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
-    "autodiff.engine.data.loader.DataLoader": "torch.utils.data.dataloader.DataLoader",
-    "autodiff.engine.data.loader.Dataset": "torch.utils.data.dataset.Dataset",
-    "autodiff.engine.data.loader.Subset": "torch.utils.data.dataset.Subset",
-    "autodiff.engine.data.loader.TensorDataset": "torch.utils.data.dataset.TensorDataset",
-    "autodiff.engine.data.loader._SingleProcessDataLoaderIter": "torch.utils.data.dataloader._SingleProcessDataLoaderIter",
     "autodiff.engine.graph.nodes.AccumulateGrad": "torch.autograd.graph.Node",
     "autodiff.engine.graph.nodes.MultiNode": "torch.autograd.graph.Node",
     "autodiff.engine.graph.nodes.Node": "torch.autograd.graph.Node",
-    "autodiff.engine.nn.activations.ELU": "torch.nn.modules.activation.ELU",
-    "autodiff.engine.nn.activations.GELU": "torch.nn.modules.activation.GELU",
-    "autodiff.engine.nn.activations.Hardtanh": "torch.nn.modules.activation.Hardtanh",
-    "autodiff.engine.nn.activations.LeakyReLU": "torch.nn.modules.activation.LeakyReLU",
-    "autodiff.engine.nn.activations.LogSigmoid": "torch.nn.modules.activation.LogSigmoid",
-    "autodiff.engine.nn.activations.LogSoftmax": "torch.nn.modules.activation.LogSoftmax",
-    "autodiff.engine.nn.activations.ReLU": "torch.nn.modules.activation.ReLU",
-    "autodiff.engine.nn.activations.ReLU6": "torch.nn.modules.activation.ReLU6",
-    "autodiff.engine.nn.activations.SiLU": "torch.nn.modules.activation.SiLU",
-    "autodiff.engine.nn.activations.Sigmoid": "torch.nn.modules.activation.Sigmoid",
-    "autodiff.engine.nn.activations.Softmax": "torch.nn.modules.activation.Softmax",
-    "autodiff.engine.nn.activations.Softplus": "torch.nn.modules.activation.Softplus",
-    "autodiff.engine.nn.activations.Tanh": "torch.nn.modules.activation.Tanh",
-    "autodiff.engine.nn.conv.AdaptiveAvgPool2d": "torch.nn.modules.pooling.AdaptiveAvgPool2d",
-    "autodiff.engine.nn.conv.AvgPool2d": "torch.nn.modules.pooling.AvgPool2d",
-    "autodiff.engine.nn.conv.Conv1d": "torch.nn.modules.conv.Conv1d",
-    "autodiff.engine.nn.conv.Conv2d": "torch.nn.modules.conv.Conv2d",
-    "autodiff.engine.nn.conv.LazyConv1d": "torch.nn.modules.conv.LazyConv1d",
-    "autodiff.engine.nn.conv.LazyConv2d": "torch.nn.modules.conv.LazyConv2d",
-    "autodiff.engine.nn.conv.MaxPool2d": "torch.nn.modules.pooling.MaxPool2d",
-    "autodiff.engine.nn.embedding.Embedding": "torch.nn.modules.sparse.Embedding",
-    "autodiff.engine.nn.layers.BCELoss": "torch.nn.modules.loss.BCELoss",
-    "autodiff.engine.nn.layers.BCEWithLogitsLoss": "torch.nn.modules.loss.BCEWithLogitsLoss",
-    "autodiff.engine.nn.layers.CosineSimilarity": "torch.nn.modules.distance.CosineSimilarity",
-    "autodiff.engine.nn.layers.CrossEntropyLoss": "torch.nn.modules.loss.CrossEntropyLoss",
-    "autodiff.engine.nn.layers.Dropout": "torch.nn.modules.dropout.Dropout",
-    "autodiff.engine.nn.layers.Flatten": "torch.nn.modules.flatten.Flatten",
-    "autodiff.engine.nn.layers.HuberLoss": "torch.nn.modules.loss.HuberLoss",
-    "autodiff.engine.nn.layers.Identity": "torch.nn.modules.linear.Identity",
-    "autodiff.engine.nn.layers.KLDivLoss": "torch.nn.modules.loss.KLDivLoss",
-    "autodiff.engine.nn.layers.L1Loss": "torch.nn.modules.loss.L1Loss",
-    "autodiff.engine.nn.layers.LazyLinear": "torch.nn.modules.linear.LazyLinear",
-    "autodiff.engine.nn.layers.Linear": "torch.nn.modules.linear.Linear",
-    "autodiff.engine.nn.layers.MSELoss": "torch.nn.modules.loss.MSELoss",
-    "autodiff.engine.nn.layers.ModuleDict": "torch.nn.modules.container.ModuleDict",
-    "autodiff.engine.nn.layers.ModuleList": "torch.nn.modules.container.ModuleList",
-    "autodiff.engine.nn.layers.NLLLoss": "torch.nn.modules.loss.NLLLoss",
-    "autodiff.engine.nn.layers.Sequential": "torch.nn.modules.container.Sequential",
-    "autodiff.engine.nn.layers.SmoothL1Loss": "torch.nn.modules.loss.SmoothL1Loss",
-    "autodiff.engine.nn.module.Module": "torch.nn.modules.module.Module",
-    "autodiff.engine.nn.normalization.BatchNorm1d": "torch.nn.modules.batchnorm.BatchNorm1d",
-    "autodiff.engine.nn.normalization.BatchNorm2d": "torch.nn.modules.batchnorm.BatchNorm2d",
-    "autodiff.engine.nn.normalization.LayerNorm": "torch.nn.modules.normalization.LayerNorm",
-    "autodiff.engine.nn.parallel.DataParallel": "torch.nn.parallel.data_parallel.DataParallel",
-    "autodiff.engine.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.CosineAnnealingLR",
-    "autodiff.engine.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.ExponentialLR",
-    "autodiff.engine.optim.lr_scheduler.LRScheduler": "torch.optim.lr_scheduler.LRScheduler",
-    "autodiff.engine.optim.lr_scheduler.LambdaLR": "torch.optim.lr_scheduler.LambdaLR",
-    "autodiff.engine.optim.lr_scheduler.MultiStepLR": "torch.optim.lr_scheduler.MultiStepLR",
-    "autodiff.engine.optim.lr_scheduler.StepLR": "torch.optim.lr_scheduler.StepLR",
-    "autodiff.engine.optim.optimizers.Adam": "torch.optim.adam.Adam",
-    "autodiff.engine.optim.optimizers.AdamW": "torch.optim.adamw.AdamW",
-    "autodiff.engine.optim.optimizers.Optimizer": "torch.optim.optimizer.Optimizer",
-    "autodiff.engine.optim.optimizers.RMSprop": "torch.optim.rmsprop.RMSprop",
-    "autodiff.engine.optim.optimizers.SGD": "torch.optim.sgd.SGD",
-    "autodiff.engine.random.generator.Generator": "torch._C.Generator",
-    "autodiff.engine.tensors.parameter.Parameter": "torch.nn.parameter.Parameter",
-    "autodiff.engine.tensors.tensor.BoolTensor": "torch.BoolTensor",
-    "autodiff.engine.tensors.tensor.DoubleTensor": "torch.DoubleTensor",
-    "autodiff.engine.tensors.tensor.FloatTensor": "torch.FloatTensor",
-    "autodiff.engine.tensors.tensor.IntTensor": "torch.IntTensor",
-    "autodiff.engine.tensors.tensor.LongTensor": "torch.LongTensor",
-    "autodiff.engine.tensors.tensor.Size": "torch.Size",
-    "autodiff.engine.tensors.tensor.Tensor": "torch.Tensor",
 }

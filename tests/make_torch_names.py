@@ -57,9 +57,10 @@ def main() -> int:
         lines.append(line + "\"")
         lines.append("    ),")
     lines.append("}")
-    lines += ["", "# The PyTorch class whose names an engine object answers for, by the engine class's path",
+    lines += ["", "# The PyTorch class whose names an engine object answers for, by the engine class's",
+              "# path, beside those of engine/core/torch_class_paths.py (the classes they print as)",
               "OWNERS = {"]
-    lines += [f'    "{ours}": "{theirs}",' for ours, theirs in sorted(owners.items())]
+    lines += [f'    "{ours}": "{theirs}",' for ours, theirs in sorted(EXTRA_OWNERS.items())]
     lines.append("}")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT} ({sum(map(len, lists.values()))} names)")
@@ -75,15 +76,23 @@ EXTRA_OWNERS = {
     "autodiff.engine.graph.nodes.AccumulateGrad": "torch.autograd.graph.Node",
 }
 
-# An instance of each PyTorch class whose instances hold more names than the class (a
-# module's `in_features`, an optimizer's `param_groups`), made here from source text
+# An instance (or the class) of each PyTorch class whose names a program can ask for, as
+# source text in the .tg language (`OPT` stands for an optimizer): this script reads the names
+# an instance holds beyond its class's (a module's `in_features`, an optimizer's
+# `param_groups`), and tests/test_catalogs.py asks a program for each name on it
+OPTIMIZER = "optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)"
 INSTANCES = {
+    "torch.Tensor": "torch.ones(2, requires_grad=True)", "numpy.ndarray": "numpy.ones(2)",
+    "torch.dtype": "torch.float32", "torch._C.Generator": "torch.Generator()",
+    "torch.Size": "torch.Size([2])", "torch.device": "torch.device('cpu')",
+    "torch.autograd.graph.Node": "(torch.ones(1, requires_grad=True) * 2).grad_fn",
     "torch.nn.modules.module.Module": "nn.Module()",
     "torch.nn.modules.linear.Linear": "nn.Linear(2, 1)",
     "torch.nn.modules.linear.LazyLinear": "nn.LazyLinear(1)",
-    "torch.nn.modules.linear.Identity": "nn.Identity()",
     "torch.nn.modules.conv.Conv1d": "nn.Conv1d(1, 1, 3)",
     "torch.nn.modules.conv.Conv2d": "nn.Conv2d(1, 1, 3)",
+    "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
+    "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
     "torch.nn.modules.pooling.MaxPool2d": "nn.MaxPool2d(2)",
     "torch.nn.modules.pooling.AvgPool2d": "nn.AvgPool2d(2)",
     "torch.nn.modules.pooling.AdaptiveAvgPool2d": "nn.AdaptiveAvgPool2d(1)",
@@ -91,19 +100,13 @@ INSTANCES = {
     "torch.nn.modules.container.Sequential": "nn.Sequential(nn.ReLU())",
     "torch.nn.modules.container.ModuleList": "nn.ModuleList([nn.ReLU()])",
     "torch.nn.modules.container.ModuleDict": "nn.ModuleDict({'a': nn.ReLU()})",
-    "torch.nn.modules.flatten.Flatten": "nn.Flatten()",
-    "torch.nn.modules.dropout.Dropout": "nn.Dropout()",
-    "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
-    "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
-    "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel(nn.Linear(2, 1))",
     "torch.nn.modules.batchnorm.BatchNorm1d": "nn.BatchNorm1d(3)",
     "torch.nn.modules.batchnorm.BatchNorm2d": "nn.BatchNorm2d(3)",
     "torch.nn.modules.normalization.LayerNorm": "nn.LayerNorm(3)",
-    "torch.nn.modules.distance.CosineSimilarity": "nn.CosineSimilarity()",
-    "torch.optim.sgd.SGD": "optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)",
-    "torch.optim.adam.Adam": "optim.Adam([nn.Parameter(torch.ones(1))])",
-    "torch.optim.adamw.AdamW": "optim.AdamW([nn.Parameter(torch.ones(1))])",
-    "torch.optim.rmsprop.RMSprop": "optim.RMSprop([nn.Parameter(torch.ones(1))])",
+    "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel(nn.Linear(2, 1))",
+    "torch.nn.parameter.Parameter": "nn.Parameter(torch.ones(1))",
+    "torch.optim.optimizer.Optimizer": "optim.Optimizer",
+    "torch.optim.lr_scheduler.LRScheduler": "optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.StepLR": "optim.lr_scheduler.StepLR(OPT, 2)",
     "torch.optim.lr_scheduler.MultiStepLR": "optim.lr_scheduler.MultiStepLR(OPT, [1])",
     "torch.optim.lr_scheduler.ExponentialLR": "optim.lr_scheduler.ExponentialLR(OPT, 0.9)",
@@ -111,26 +114,47 @@ INSTANCES = {
     "torch.optim.lr_scheduler.LambdaLR": "optim.lr_scheduler.LambdaLR(OPT, lambda e: 1.0)",
     "torch.utils.data.dataloader.DataLoader":
         "data.DataLoader(data.TensorDataset(torch.ones(4, 2)), batch_size=2)",
+    "torch.utils.data.dataloader._SingleProcessDataLoaderIter":
+        "iter(data.DataLoader(data.TensorDataset(torch.ones(4, 2)), batch_size=2))",
     "torch.utils.data.dataset.TensorDataset": "data.TensorDataset(torch.ones(4, 2))",
     "torch.utils.data.dataset.Subset": "data.Subset(data.TensorDataset(torch.ones(4, 2)), [0])",
-    "torch._C.Generator": "torch.Generator()",
-    "torch.autograd.graph.Node": "(torch.ones(1, requires_grad=True) * 2).grad_fn",
+    "torch.utils.data.dataset.Dataset": "data.Dataset()",
+    "torch.autograd.variable.Variable": "torch.autograd.Variable(torch.ones(1))",
+    "torch.autograd.function.Function": "torch.autograd.Function",
+    "torch.autograd.grad_mode.no_grad": "torch.no_grad()",
+    "torch.autograd.grad_mode.enable_grad": "torch.enable_grad()",
+    "torch.autograd.grad_mode.set_grad_enabled": "torch.set_grad_enabled(True)",
+    "torch.autograd.grad_mode.inference_mode": "torch.inference_mode()",
+    "torch.autograd.anomaly_mode.detect_anomaly": "torch.autograd.detect_anomaly()",
+    "torch.autograd.anomaly_mode.set_detect_anomaly": "torch.autograd.set_detect_anomaly(False)",
 }
+
+
+def instance_source(path: str) -> str | None:
+    """INSTANCES' text for PyTorch's class at `path`, or one made by its kind's rule."""
+    if path in INSTANCES:
+        return INSTANCES[path]
+    module, _, name = path.rpartition(".")
+    if module.endswith((".activation", ".loss", ".distance", ".dropout", ".flatten", ".linear")):
+        return f"nn.{name}()"  # (made without arguments)
+    if module.startswith("torch.optim.") and module != "torch.optim.lr_scheduler":
+        return f"optim.{name}([nn.Parameter(torch.ones(1))], lr=0.1)"
+    if path.startswith("torch.") and name.endswith("Tensor"):
+        return f"torch.{name}"  # the legacy tensor classes, as classes
+    return None
 
 
 def class_names(torch, path: str) -> list[str]:
     """The public names of PyTorch's class at `path`, and of an instance where one is made."""
     module, _, name = path.rpartition(".")
     found = set(public(getattr(importlib.import_module(module), name)))
-    if path.split(".")[-2:-1] in (["activation"], ["loss"]):  # made without arguments
-        found |= set(public(getattr(importlib.import_module(module), name)()))
-    source = INSTANCES.get(path)
+    source = instance_source(path)
     if source is not None:
         from torch import nn, optim
         from torch.utils import data
 
-        scope = {"torch": torch, "nn": nn, "optim": optim, "data": data,
-                 "OPT": optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)}
+        scope = {"torch": torch, "nn": nn, "optim": optim, "data": data}
+        scope["OPT"] = eval(OPTIMIZER, scope)  # noqa: S307 - our own table's text
         found |= set(public(eval(source, scope)))  # noqa: S307 - our own table's text
     return sorted(found)
 

@@ -14,7 +14,9 @@ import pytest
 from autodiff.interpreter import run_source
 from autodiff.interpreter.files import HOST_NAMES
 from autodiff.interpreter.stdlib.names import NAMES as STANDARD_NAMES
+from autodiff.engine.core.torch_class_paths import CLASS_PATHS
 from autodiff.interpreter.torch_names import NAMES, OWNERS
+from make_torch_names import OPTIMIZER, instance_source
 from syntax_catalog import FORMS, SYNTAX
 from tiers import sampled
 
@@ -23,73 +25,12 @@ IMPORTS = ("import torch\nimport torch.nn as nn\nimport torch.optim as optim\n"
            "import torch.utils.data as data\nimport numpy\n")
 
 # How a program reaches an object of each catalog: a module by its import, a class's names
-# on an instance (tests/make_torch_names.py's INSTANCES, written in the language)
+# on what tests/make_torch_names.py made to read them from (the same source text)
 MODULE_IMPORTS = {"math": "import math", "random": "import random",
                   "collections": "import collections", "numpy.random": "import numpy.random"}
-INSTANCES = {
-    "torch.Tensor": "torch.ones(2, requires_grad=True)", "numpy.ndarray": "numpy.ones(2)",
-    "torch.dtype": "torch.float32", "torch.autograd.graph.Node":
-        "(torch.ones(1, requires_grad=True) * 2).grad_fn",
-    "torch._C.Generator": "torch.Generator()", "torch.Size": "torch.Size([2])",
-    "torch.device": "torch.device('cpu')",
-    "torch.nn.modules.module.Module": "nn.Module()",
-    "torch.nn.modules.linear.Linear": "nn.Linear(2, 1)",
-    "torch.nn.modules.linear.LazyLinear": "nn.LazyLinear(1)",
-    "torch.nn.modules.conv.Conv1d": "nn.Conv1d(1, 1, 3)", "torch.nn.modules.conv.Conv2d":
-        "nn.Conv2d(1, 1, 3)", "torch.nn.modules.pooling.MaxPool2d": "nn.MaxPool2d(2)",
-    "torch.nn.modules.pooling.AvgPool2d": "nn.AvgPool2d(2)",
-    "torch.nn.modules.pooling.AdaptiveAvgPool2d": "nn.AdaptiveAvgPool2d(1)",
-    "torch.nn.modules.sparse.Embedding": "nn.Embedding(3, 2)",
-    "torch.nn.modules.container.Sequential": "nn.Sequential(nn.ReLU())",
-    "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
-    "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
-    "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel(nn.Linear(2, 1))",
-    "torch.nn.modules.batchnorm.BatchNorm1d": "nn.BatchNorm1d(3)",
-    "torch.nn.modules.batchnorm.BatchNorm2d": "nn.BatchNorm2d(3)",
-    "torch.nn.modules.normalization.LayerNorm": "nn.LayerNorm(3)",
-    "torch.nn.modules.container.ModuleList": "nn.ModuleList([nn.ReLU()])",
-    "torch.nn.modules.container.ModuleDict": "nn.ModuleDict({'a': nn.ReLU()})",
-    "torch.optim.sgd.SGD": "optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)",
-    "torch.optim.adam.Adam": "optim.Adam([nn.Parameter(torch.ones(1))])",
-    "torch.optim.lr_scheduler.StepLR":
-        "optim.lr_scheduler.StepLR(optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1), 2)",
-    "torch.utils.data.dataloader.DataLoader":
-        "data.DataLoader(data.TensorDataset(torch.ones(4, 2)), batch_size=2)",
-    "torch.utils.data.dataset.TensorDataset": "data.TensorDataset(torch.ones(4, 2))",
-    "torch.utils.data.dataset.Subset": "data.Subset(data.TensorDataset(torch.ones(4, 2)), [0])",
-    "torch.utils.data.dataset.Dataset": "data.Dataset()",
-    "torch.utils.data.dataloader._SingleProcessDataLoaderIter":
-        "iter(data.DataLoader(data.TensorDataset(torch.ones(4, 2)), batch_size=2))",
-    "torch.nn.parameter.Parameter": "nn.Parameter(torch.ones(1))",
-    "torch.autograd.variable.Variable": "torch.autograd.Variable(torch.ones(1))",
-    "torch.autograd.function.Function": "torch.autograd.Function",
-    "torch.autograd.grad_mode.no_grad": "torch.no_grad()",
-    "torch.autograd.grad_mode.enable_grad": "torch.enable_grad()",
-    "torch.autograd.grad_mode.set_grad_enabled": "torch.set_grad_enabled(True)",
-    "torch.autograd.grad_mode.inference_mode": "torch.inference_mode()",
-    "torch.autograd.anomaly_mode.detect_anomaly": "torch.autograd.detect_anomaly()",
-    "torch.autograd.anomaly_mode.set_detect_anomaly": "torch.autograd.set_detect_anomaly(False)",
-    "torch.optim.optimizer.Optimizer": "optim.Optimizer",
-    "torch.optim.lr_scheduler.LRScheduler": "optim.lr_scheduler.LRScheduler",
-}
-_OPTIMIZER = "optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)"
-for _path in OWNERS.values():
-    _module, _, _name = _path.rpartition(".")
-    if _path in INSTANCES:
-        continue
-    if _module.endswith((".activation", ".loss", ".distance", ".dropout", ".flatten", ".linear")):
-        INSTANCES[_path] = f"nn.{_name}()"  # (made without arguments)
-    elif _module.startswith("torch.optim.") and _module != "torch.optim.lr_scheduler":
-        INSTANCES[_path] = f"optim.{_name}([nn.Parameter(torch.ones(1))], lr=0.1)"
-    elif _path.startswith("torch.") and _name.endswith("Tensor"):
-        INSTANCES[_path] = f"torch.{_name}"  # the legacy tensor classes, as classes
-INSTANCES.update({
-    "torch.optim.lr_scheduler.MultiStepLR": f"optim.lr_scheduler.MultiStepLR({_OPTIMIZER}, [1])",
-    "torch.optim.lr_scheduler.ExponentialLR": f"optim.lr_scheduler.ExponentialLR({_OPTIMIZER}, 0.9)",
-    "torch.optim.lr_scheduler.CosineAnnealingLR":
-        f"optim.lr_scheduler.CosineAnnealingLR({_OPTIMIZER}, 10)",
-    "torch.optim.lr_scheduler.LambdaLR": f"optim.lr_scheduler.LambdaLR({_OPTIMIZER}, lambda e: 1.0)",
-})
+CLASS_CATALOGS = set(CLASS_PATHS.values()) | set(OWNERS.values())
+INSTANCES = {owner: source.replace("OPT", OPTIMIZER) for owner in set(NAMES)
+             if (source := instance_source(owner)) is not None}
 
 
 def _entries() -> list[tuple[str, str, str]]:
@@ -102,7 +43,7 @@ def _entries() -> list[tuple[str, str, str]]:
             elif owner in INSTANCES:
                 program = f"{IMPORTS}obj = {INSTANCES[owner]}\nprint(obj.{name})\n"
             else:  # a module
-                assert owner not in OWNERS.values(), f"no instance of {owner} to ask"
+                assert owner not in CLASS_CATALOGS, f"no instance of {owner} to ask"
                 program = f"{IMPORTS}{MODULE_IMPORTS.get(owner, f'import {owner}')}\nprint({owner}.{name})\n"
             entries.append((owner, name, program))
     standard = {owner: names.split() for owner, names in STANDARD_NAMES.items()}
