@@ -23,16 +23,24 @@ _lists: dict[str, frozenset] = {}
 
 def known(owner: str, name: str) -> bool:
     """Does PyTorch's (NumPy's, Python's) `owner` (a module, `torch.Tensor` or
-    `numpy.ndarray`) have the public attribute `name`?"""
+    `numpy.ndarray`, a class of torch_names.OWNERS) have the public attribute `name`?"""
+    return name in catalog(owner)
+
+
+def catalog(owner: str) -> frozenset:
+    """Every public name of `owner`: its own list, and a class's base's (torch_names.BASES)."""
     names = _lists.get(owner)
     if names is None:
         from .files import HOST_NAMES  # noqa: PLC0415 - only on this error path
         from .stdlib.names import NAMES as STD_NAMES  # noqa: PLC0415 - only on this error path
-        from .torch_names import NAMES  # noqa: PLC0415 - 33 kB, only on this error path
+        from .torch_names import BASES, NAMES  # noqa: PLC0415 - 33 kB, only on this error path
 
-        names = _lists[owner] = frozenset(NAMES.get(owner, STD_NAMES.get(owner, "")).split()) | \
+        names = frozenset(NAMES.get(owner, STD_NAMES.get(owner, "")).split()) | \
             HOST_NAMES.get(owner, frozenset())
-    return name in names
+        if owner in BASES:
+            names |= catalog(BASES[owner])
+        _lists[owner] = names
+    return names
 
 
 def unsupported(path: str) -> Unsupported:

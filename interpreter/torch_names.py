@@ -908,457 +908,119 @@ NAMES = {
         "abbr is_complex is_floating_point is_signed itemsize to_complex to_real "
     ),
     "torch.nn.modules.activation.ELU": (
-        "T_destination add_module alpha apply bfloat16 buffers call_super_init children compile "
-        "cpu cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "alpha inplace "
     ),
     "torch.nn.modules.activation.GELU": (
-        "T_destination add_module apply approximate bfloat16 buffers call_super_init children "
-        "compile cpu cuda double dump_patches eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules mtia "
-        "named_buffers named_children named_modules named_parameters parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "approximate "
     ),
     "torch.nn.modules.activation.Hardtanh": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict max_val min_val modules "
-        "mtia named_buffers named_children named_modules named_parameters parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "inplace max_val min_val "
     ),
     "torch.nn.modules.activation.LeakyReLU": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters negative_slope parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "inplace negative_slope "
     ),
     "torch.nn.modules.activation.LogSigmoid": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        ""
     ),
     "torch.nn.modules.activation.LogSoftmax": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda dim double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "dim "
     ),
     "torch.nn.modules.activation.ReLU": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "inplace "
     ),
     "torch.nn.modules.activation.ReLU6": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict max_val min_val modules "
-        "mtia named_buffers named_children named_modules named_parameters parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        ""
     ),
     "torch.nn.modules.activation.SiLU": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "inplace "
     ),
     "torch.nn.modules.activation.Sigmoid": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        ""
     ),
     "torch.nn.modules.activation.Softmax": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda dim double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "dim "
     ),
     "torch.nn.modules.activation.Softplus": (
-        "T_destination add_module apply beta bfloat16 buffers call_super_init children compile "
-        "cpu cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict threshold to "
-        "to_empty train training type xpu zero_grad "
+        "beta threshold "
     ),
     "torch.nn.modules.activation.Tanh": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        ""
     ),
     "torch.nn.modules.batchnorm.BatchNorm1d": (
-        "T_destination add_module affine apply bfloat16 bias buffers call_super_init children "
-        "compile cpu cuda double dump_patches eps eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules momentum "
-        "mtia named_buffers named_children named_modules named_parameters num_batches_tracked "
-        "num_features parameters register_backward_hook register_buffer register_forward_hook "
-        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters reset_running_stats running_mean running_var "
-        "set_extra_state set_submodule share_memory state_dict to to_empty track_running_stats "
-        "train training type weight xpu zero_grad "
+        "affine bias eps momentum num_batches_tracked num_features reset_parameters "
+        "reset_running_stats running_mean running_var track_running_stats weight "
     ),
     "torch.nn.modules.batchnorm.BatchNorm2d": (
-        "T_destination add_module affine apply bfloat16 bias buffers call_super_init children "
-        "compile cpu cuda double dump_patches eps eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules momentum "
-        "mtia named_buffers named_children named_modules named_parameters num_batches_tracked "
-        "num_features parameters register_backward_hook register_buffer register_forward_hook "
-        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters reset_running_stats running_mean running_var "
-        "set_extra_state set_submodule share_memory state_dict to to_empty track_running_stats "
-        "train training type weight xpu zero_grad "
+        "affine bias eps momentum num_batches_tracked num_features reset_parameters "
+        "reset_running_stats running_mean running_var track_running_stats weight "
     ),
     "torch.nn.modules.container.ModuleDict": (
-        "T_destination a add_module apply bfloat16 buffers call_super_init children clear "
-        "compile cpu cuda double dump_patches eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu items keys load_state_dict modules "
-        "mtia named_buffers named_children named_modules named_parameters parameters pop "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type update values xpu zero_grad "
+        "a clear items keys pop update values "
     ),
     "torch.nn.modules.container.ModuleList": (
-        "T_destination add_module append apply bfloat16 buffers call_super_init children compile "
-        "cpu cuda double dump_patches eval extend extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half insert ipu load_state_dict modules "
-        "mtia named_buffers named_children named_modules named_parameters parameters pop "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "append extend insert pop "
     ),
     "torch.nn.modules.container.Sequential": (
-        "T_destination add_module append apply bfloat16 buffers call_super_init children compile "
-        "cpu cuda double dump_patches eval extend extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half insert ipu load_state_dict modules "
-        "mtia named_buffers named_children named_modules named_parameters parameters pop "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "append extend insert pop "
     ),
     "torch.nn.modules.conv.Conv1d": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children compile "
-        "cpu cuda dilation double dump_patches eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule groups half in_channels ipu kernel_size "
-        "load_state_dict modules mtia named_buffers named_children named_modules "
-        "named_parameters out_channels output_padding padding padding_mode parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "stride to to_empty train training transposed type weight xpu zero_grad "
+        "bias dilation groups in_channels kernel_size out_channels output_padding padding "
+        "padding_mode reset_parameters stride transposed weight "
     ),
     "torch.nn.modules.conv.Conv2d": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children compile "
-        "cpu cuda dilation double dump_patches eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule groups half in_channels ipu kernel_size "
-        "load_state_dict modules mtia named_buffers named_children named_modules "
-        "named_parameters out_channels output_padding padding padding_mode parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "stride to to_empty train training transposed type weight xpu zero_grad "
+        "bias dilation groups in_channels kernel_size out_channels output_padding padding "
+        "padding_mode reset_parameters stride transposed weight "
     ),
     "torch.nn.modules.conv.LazyConv1d": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children "
-        "cls_to_become compile cpu cuda dilation double dump_patches eval extra_repr float "
-        "forward get_buffer get_extra_state get_parameter get_submodule groups half "
-        "has_uninitialized_params in_channels initialize_parameters ipu kernel_size "
-        "load_state_dict modules mtia named_buffers named_children named_modules "
-        "named_parameters out_channels output_padding padding padding_mode parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "stride to to_empty train training transposed type weight xpu zero_grad "
+        "cls_to_become has_uninitialized_params initialize_parameters "
     ),
     "torch.nn.modules.conv.LazyConv2d": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children "
-        "cls_to_become compile cpu cuda dilation double dump_patches eval extra_repr float "
-        "forward get_buffer get_extra_state get_parameter get_submodule groups half "
-        "has_uninitialized_params in_channels initialize_parameters ipu kernel_size "
-        "load_state_dict modules mtia named_buffers named_children named_modules "
-        "named_parameters out_channels output_padding padding padding_mode parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "stride to to_empty train training transposed type weight xpu zero_grad "
+        "cls_to_become has_uninitialized_params initialize_parameters "
     ),
     "torch.nn.modules.distance.CosineSimilarity": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda dim double dump_patches eps eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules mtia "
-        "named_buffers named_children named_modules named_parameters parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "dim eps "
     ),
     "torch.nn.modules.dropout.Dropout": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half inplace ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters p parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "inplace p "
     ),
     "torch.nn.modules.flatten.Flatten": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches end_dim eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules mtia "
-        "named_buffers named_children named_modules named_parameters parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory start_dim state_dict to "
-        "to_empty train training type xpu zero_grad "
+        "end_dim start_dim "
     ),
     "torch.nn.modules.linear.Identity": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters register_backward_hook "
-        "register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        ""
     ),
     "torch.nn.modules.linear.LazyLinear": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children "
-        "cls_to_become compile cpu cuda double dump_patches eval extra_repr float forward "
-        "get_buffer get_extra_state get_parameter get_submodule half has_uninitialized_params "
-        "in_features initialize_parameters ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters out_features parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "to to_empty train training type weight xpu zero_grad "
+        "cls_to_become has_uninitialized_params initialize_parameters "
     ),
     "torch.nn.modules.linear.Linear": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children compile "
-        "cpu cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half in_features ipu load_state_dict modules mtia "
-        "named_buffers named_children named_modules named_parameters out_features parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "to to_empty train training type weight xpu zero_grad "
+        "bias in_features out_features reset_parameters weight "
     ),
     "torch.nn.modules.loss.BCELoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type weight xpu zero_grad "
+        "reduction weight "
     ),
     "torch.nn.modules.loss.BCEWithLogitsLoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters pos_weight reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type weight xpu zero_grad "
+        "pos_weight reduction weight "
     ),
     "torch.nn.modules.loss.CrossEntropyLoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ignore_index ipu label_smoothing load_state_dict "
-        "modules mtia named_buffers named_children named_modules named_parameters parameters "
-        "reduction register_backward_hook register_buffer register_forward_hook "
-        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type weight xpu zero_grad "
+        "ignore_index label_smoothing reduction weight "
     ),
     "torch.nn.modules.loss.HuberLoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda delta double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "delta reduction "
     ),
     "torch.nn.modules.loss.KLDivLoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict log_target modules mtia "
-        "named_buffers named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "log_target reduction "
     ),
     "torch.nn.modules.loss.L1Loss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "reduction "
     ),
     "torch.nn.modules.loss.MSELoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "reduction "
     ),
     "torch.nn.modules.loss.NLLLoss": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ignore_index ipu load_state_dict modules mtia "
-        "named_buffers named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type weight xpu zero_grad "
+        "ignore_index reduction weight "
     ),
     "torch.nn.modules.loss.SmoothL1Loss": (
-        "T_destination add_module apply beta bfloat16 buffers call_super_init children compile "
-        "cpu cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters parameters reduction "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "beta reduction "
     ),
     "torch.nn.modules.module.Module": (
         "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
@@ -1373,177 +1035,50 @@ NAMES = {
         "training type xpu zero_grad "
     ),
     "torch.nn.modules.normalization.LayerNorm": (
-        "T_destination add_module apply bfloat16 bias buffers call_super_init children compile "
-        "cpu cuda double dump_patches elementwise_affine eps eval extra_repr float forward "
-        "get_buffer get_extra_state get_parameter get_submodule half ipu load_state_dict modules "
-        "mtia named_buffers named_children named_modules named_parameters normalized_shape "
-        "parameters register_backward_hook register_buffer register_forward_hook "
-        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ reset_parameters set_extra_state set_submodule share_memory state_dict "
-        "to to_empty train training type weight xpu zero_grad "
+        "bias elementwise_affine eps normalized_shape reset_parameters weight "
     ),
     "torch.nn.modules.pooling.AdaptiveAvgPool2d": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches eval extra_repr float forward get_buffer get_extra_state "
-        "get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
-        "named_children named_modules named_parameters output_size parameters "
-        "register_backward_hook register_buffer register_forward_hook register_forward_pre_hook "
-        "register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train "
-        "training type xpu zero_grad "
+        "output_size "
     ),
     "torch.nn.modules.pooling.AvgPool2d": (
-        "T_destination add_module apply bfloat16 buffers call_super_init ceil_mode children "
-        "compile count_include_pad cpu cuda divisor_override double dump_patches eval extra_repr "
-        "float forward get_buffer get_extra_state get_parameter get_submodule half ipu "
-        "kernel_size load_state_dict modules mtia named_buffers named_children named_modules "
-        "named_parameters padding parameters register_backward_hook register_buffer "
-        "register_forward_hook register_forward_pre_hook register_full_backward_hook "
-        "register_full_backward_pre_hook register_load_state_dict_post_hook "
-        "register_load_state_dict_pre_hook register_module register_parameter "
-        "register_state_dict_post_hook register_state_dict_pre_hook requires_grad_ "
-        "set_extra_state set_submodule share_memory state_dict stride to to_empty train training "
-        "type xpu zero_grad "
+        "ceil_mode count_include_pad divisor_override kernel_size padding stride "
     ),
     "torch.nn.modules.pooling.MaxPool2d": (
-        "T_destination add_module apply bfloat16 buffers call_super_init ceil_mode children "
-        "compile cpu cuda dilation double dump_patches eval extra_repr float forward get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu kernel_size load_state_dict "
-        "modules mtia named_buffers named_children named_modules named_parameters padding "
-        "parameters register_backward_hook register_buffer register_forward_hook "
-        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
-        "requires_grad_ return_indices set_extra_state set_submodule share_memory state_dict "
-        "stride to to_empty train training type xpu zero_grad "
+        "ceil_mode dilation kernel_size padding return_indices stride "
     ),
     "torch.nn.modules.sparse.Embedding": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda double dump_patches embedding_dim eval extra_repr float forward from_pretrained "
-        "get_buffer get_extra_state get_parameter get_submodule half ipu load_state_dict "
-        "max_norm modules mtia named_buffers named_children named_modules named_parameters "
-        "norm_type num_embeddings padding_idx parameters register_backward_hook register_buffer "
-        "register_forward_hook register_forward_pre_hook register_full_backward_hook "
-        "register_full_backward_pre_hook register_load_state_dict_post_hook "
-        "register_load_state_dict_pre_hook register_module register_parameter "
-        "register_state_dict_post_hook register_state_dict_pre_hook requires_grad_ "
-        "reset_parameters scale_grad_by_freq set_extra_state set_submodule share_memory sparse "
-        "state_dict to to_empty train training type weight xpu zero_grad "
+        "embedding_dim from_pretrained max_norm norm_type num_embeddings padding_idx "
+        "reset_parameters scale_grad_by_freq sparse weight "
     ),
     "torch.nn.parallel.data_parallel.DataParallel": (
-        "T_destination add_module apply bfloat16 buffers call_super_init children compile cpu "
-        "cuda device_ids double dump_patches eval extra_repr float forward gather get_buffer "
-        "get_extra_state get_parameter get_submodule half ipu load_state_dict module modules "
-        "mtia named_buffers named_children named_modules named_parameters parallel_apply "
-        "parameters register_backward_hook register_buffer register_forward_hook "
-        "register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook "
-        "register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module "
-        "register_parameter register_state_dict_post_hook register_state_dict_pre_hook replicate "
-        "requires_grad_ scatter set_extra_state set_submodule share_memory state_dict to "
-        "to_empty train training type xpu zero_grad "
+        "device_ids gather module parallel_apply replicate scatter "
     ),
     "torch.nn.parameter.Parameter": (
-        "H T abs abs_ absolute absolute_ acos acos_ acosh acosh_ add add_ addbmm addbmm_ addcdiv "
-        "addcdiv_ addcmul addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint all allclose "
-        "amax amin aminmax angle any apply_ arccos arccos_ arccosh arccosh_ arcsin arcsin_ "
-        "arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_ arctanh arctanh_ argmax argmin argsort "
-        "argwhere as_strided as_strided_ as_strided_scatter as_subclass asin asin_ asinh asinh_ "
-        "atan atan2 atan2_ atan_ atanh atanh_ backward baddbmm baddbmm_ bernoulli bernoulli_ "
-        "bfloat16 bincount bitwise_and bitwise_and_ bitwise_left_shift bitwise_left_shift_ "
-        "bitwise_not bitwise_not_ bitwise_or bitwise_or_ bitwise_right_shift "
-        "bitwise_right_shift_ bitwise_xor bitwise_xor_ bmm bool broadcast_to byte cauchy_ "
-        "ccol_indices cdouble ceil ceil_ cfloat chalf char cholesky cholesky_inverse "
-        "cholesky_solve chunk clamp clamp_ clamp_max clamp_max_ clamp_min clamp_min_ clip clip_ "
-        "clone coalesce col_indices conj conj_physical conj_physical_ const_data_ptr contiguous "
-        "copy_ copysign copysign_ corrcoef cos cos_ cosh cosh_ count_nonzero cov cpu cross "
-        "crow_indices cuda cummax cummin cumprod cumprod_ cumsum cumsum_ data data_ptr deg2rad "
-        "deg2rad_ dense_dim dequantize det detach detach_ device diag diag_embed diagflat "
-        "diagonal diagonal_scatter diff digamma digamma_ dim dim_order dist div div_ divide "
-        "divide_ dot double dsplit dtype eig element_size eq eq_ equal erf erf_ erfc erfc_ "
-        "erfinv erfinv_ exp exp2 exp2_ exp_ expand expand_as expm1 expm1_ exponential_ fill_ "
-        "fill_diagonal_ fix fix_ flatten flip fliplr flipud float float_power float_power_ floor "
-        "floor_ floor_divide floor_divide_ fmax fmin fmod fmod_ frac frac_ frexp gather gcd gcd_ "
-        "ge ge_ geometric_ geqrf ger get_device grad grad_dtype grad_fn greater greater_ "
-        "greater_equal greater_equal_ gt gt_ half hardshrink hash_tensor heaviside heaviside_ "
-        "histc histogram hsplit hypot hypot_ i0 i0_ igamma igamma_ igammac igammac_ imag index "
-        "index_add index_add_ index_copy index_copy_ index_fill index_fill_ index_put index_put_ "
-        "index_reduce index_reduce_ index_select indices inner int int_repr inverse ipu "
-        "is_coalesced is_complex is_conj is_contiguous is_cpu is_cuda is_distributed "
-        "is_floating_point is_inference is_ipu is_leaf is_maia is_meta is_mkldnn is_mps is_mtia "
-        "is_neg is_nested is_nonzero is_pinned is_quantized is_same_size is_set_to is_shared "
-        "is_signed is_sparse is_sparse_csr is_vulkan is_xla is_xpu isclose isfinite isinf isnan "
-        "isneginf isposinf isreal istft item itemsize kron kthvalue layout lcm lcm_ ldexp ldexp_ "
-        "le le_ lerp lerp_ less less_ less_equal less_equal_ lgamma lgamma_ log log10 log10_ "
-        "log1p log1p_ log2 log2_ log_ log_normal_ log_softmax logaddexp logaddexp2 logcumsumexp "
-        "logdet logical_and logical_and_ logical_not logical_not_ logical_or logical_or_ "
-        "logical_xor logical_xor_ logit logit_ logsumexp long lstsq lt lt_ lu lu_solve mH mT "
-        "map2_ map_ masked_fill masked_fill_ masked_scatter masked_scatter_ masked_select matmul "
-        "matrix_exp matrix_power max maximum mean median min minimum mm mode module_load "
-        "moveaxis movedim msort mtia mul mul_ multinomial multiply multiply_ mv mvlgamma "
-        "mvlgamma_ name nan_to_num nan_to_num_ nanmean nanmedian nanquantile nansum narrow "
-        "narrow_copy nbytes ndim ndimension ne ne_ neg neg_ negative negative_ nelement new "
-        "new_empty new_empty_strided new_full new_ones new_tensor new_zeros nextafter nextafter_ "
-        "nonzero nonzero_static norm normal_ not_equal not_equal_ numel numpy orgqr ormqr outer "
-        "output_nr permute pin_memory pinverse polygamma polygamma_ positive pow pow_ prelu prod "
-        "put put_ q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale "
-        "q_zero_point qr qscheme quantile rad2deg rad2deg_ random_ ravel real reciprocal "
-        "reciprocal_ record_stream register_hook register_post_accumulate_grad_hook reinforce "
-        "relu relu_ remainder remainder_ renorm renorm_ repeat repeat_interleave requires_grad "
-        "requires_grad_ reshape reshape_as resize resize_ resize_as resize_as_ resize_as_sparse_ "
-        "resolve_conj resolve_neg retain_grad retains_grad roll rot90 round round_ row_indices "
-        "rsqrt rsqrt_ scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ "
-        "select select_scatter set_ sgn sgn_ shape share_memory_ short sigmoid sigmoid_ sign "
-        "sign_ signbit sin sin_ sinc sinc_ sinh sinh_ size slice_inverse slice_scatter slogdet "
-        "smm softmax solve sort sparse_dim sparse_mask sparse_resize_ sparse_resize_and_clear_ "
-        "split split_with_sizes sqrt sqrt_ square square_ squeeze squeeze_ sspaddmm std stft "
-        "storage storage_offset storage_type stride sub sub_ subtract subtract_ sum sum_to_size "
-        "svd swapaxes swapaxes_ swapdims swapdims_ symeig t t_ take take_along_dim tan tan_ tanh "
-        "tanh_ tensor_split tile to to_dense to_mkldnn to_padded_tensor to_sparse to_sparse_bsc "
-        "to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr tolist topk trace transpose "
-        "transpose_ triangular_solve tril tril_ triu triu_ true_divide true_divide_ trunc trunc_ "
-        "type type_as unbind unflatten unfold uniform_ unique unique_consecutive unsafe_chunk "
-        "unsafe_split unsafe_split_with_sizes unsqueeze unsqueeze_ untyped_storage values var "
-        "vdot view view_as volatile vsplit where xlogy xlogy_ xpu zero_ "
+        ""
     ),
     "torch.optim.adam.Adam": (
-        "OptimizerPostHook OptimizerPreHook add_param_group defaults load_state_dict "
-        "param_groups profile_hook_step register_load_state_dict_post_hook "
-        "register_load_state_dict_pre_hook register_state_dict_post_hook "
-        "register_state_dict_pre_hook register_step_post_hook register_step_pre_hook state "
-        "state_dict step zero_grad "
+        "defaults param_groups state "
     ),
     "torch.optim.adamw.AdamW": (
-        "OptimizerPostHook OptimizerPreHook add_param_group defaults load_state_dict "
-        "param_groups profile_hook_step register_load_state_dict_post_hook "
-        "register_load_state_dict_pre_hook register_state_dict_post_hook "
-        "register_state_dict_pre_hook register_step_post_hook register_step_pre_hook state "
-        "state_dict step zero_grad "
+        ""
     ),
     "torch.optim.lr_scheduler.CosineAnnealingLR": (
-        "T_max base_lrs eta_min get_last_lr get_lr last_epoch load_state_dict optimizer "
-        "state_dict step "
+        "T_max base_lrs eta_min last_epoch optimizer "
     ),
     "torch.optim.lr_scheduler.ExponentialLR": (
-        "base_lrs gamma get_last_lr get_lr last_epoch load_state_dict optimizer state_dict step "
+        "base_lrs gamma last_epoch optimizer "
     ),
     "torch.optim.lr_scheduler.LRScheduler": (
         "get_last_lr get_lr load_state_dict state_dict step "
     ),
     "torch.optim.lr_scheduler.LambdaLR": (
-        "base_lrs get_last_lr get_lr last_epoch load_state_dict lr_lambdas optimizer state_dict "
-        "step "
+        "base_lrs last_epoch lr_lambdas optimizer "
     ),
     "torch.optim.lr_scheduler.MultiStepLR": (
-        "base_lrs gamma get_last_lr get_lr last_epoch load_state_dict milestones optimizer "
-        "state_dict step "
+        "base_lrs gamma last_epoch milestones optimizer "
     ),
     "torch.optim.lr_scheduler.StepLR": (
-        "base_lrs gamma get_last_lr get_lr last_epoch load_state_dict optimizer state_dict step "
-        "step_size "
+        "base_lrs gamma last_epoch optimizer step_size "
     ),
     "torch.optim.optimizer.Optimizer": (
         "OptimizerPostHook OptimizerPreHook add_param_group load_state_dict profile_hook_step "
@@ -1552,18 +1087,10 @@ NAMES = {
         "register_step_pre_hook state_dict step zero_grad "
     ),
     "torch.optim.rmsprop.RMSprop": (
-        "OptimizerPostHook OptimizerPreHook add_param_group defaults load_state_dict "
-        "param_groups profile_hook_step register_load_state_dict_post_hook "
-        "register_load_state_dict_pre_hook register_state_dict_post_hook "
-        "register_state_dict_pre_hook register_step_post_hook register_step_pre_hook state "
-        "state_dict step zero_grad "
+        "defaults param_groups state "
     ),
     "torch.optim.sgd.SGD": (
-        "OptimizerPostHook OptimizerPreHook add_param_group defaults load_state_dict "
-        "param_groups profile_hook_step register_load_state_dict_post_hook "
-        "register_load_state_dict_pre_hook register_state_dict_post_hook "
-        "register_state_dict_pre_hook register_step_post_hook register_step_pre_hook state "
-        "state_dict step zero_grad "
+        "defaults param_groups state "
     ),
     "torch.utils.data.dataloader.DataLoader": (
         "batch_sampler batch_size check_worker_number_rationality collate_fn dataset drop_last "
@@ -1591,4 +1118,63 @@ OWNERS = {
     "autodiff.engine.graph.nodes.AccumulateGrad": "torch.autograd.graph.Node",
     "autodiff.engine.graph.nodes.MultiNode": "torch.autograd.graph.Node",
     "autodiff.engine.graph.nodes.Node": "torch.autograd.graph.Node",
+}
+
+# A class catalog's PyTorch base class whose names it also has
+BASES = {
+    "torch.nn.modules.activation.ELU": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.GELU": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.Hardtanh": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.LeakyReLU": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.LogSigmoid": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.LogSoftmax": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.ReLU": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.ReLU6": "torch.nn.modules.activation.Hardtanh",
+    "torch.nn.modules.activation.SiLU": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.Sigmoid": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.Softmax": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.Softplus": "torch.nn.modules.module.Module",
+    "torch.nn.modules.activation.Tanh": "torch.nn.modules.module.Module",
+    "torch.nn.modules.batchnorm.BatchNorm1d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.batchnorm.BatchNorm2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.ModuleDict": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.ModuleList": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.Sequential": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.Conv1d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.Conv2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.LazyConv1d": "torch.nn.modules.conv.Conv1d",
+    "torch.nn.modules.conv.LazyConv2d": "torch.nn.modules.conv.Conv2d",
+    "torch.nn.modules.distance.CosineSimilarity": "torch.nn.modules.module.Module",
+    "torch.nn.modules.dropout.Dropout": "torch.nn.modules.module.Module",
+    "torch.nn.modules.flatten.Flatten": "torch.nn.modules.module.Module",
+    "torch.nn.modules.linear.Identity": "torch.nn.modules.module.Module",
+    "torch.nn.modules.linear.LazyLinear": "torch.nn.modules.linear.Linear",
+    "torch.nn.modules.linear.Linear": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.BCELoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.BCEWithLogitsLoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.CrossEntropyLoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.HuberLoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.KLDivLoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.L1Loss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.MSELoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.NLLLoss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.loss.SmoothL1Loss": "torch.nn.modules.module.Module",
+    "torch.nn.modules.normalization.LayerNorm": "torch.nn.modules.module.Module",
+    "torch.nn.modules.pooling.AdaptiveAvgPool2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.pooling.AvgPool2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.pooling.MaxPool2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.sparse.Embedding": "torch.nn.modules.module.Module",
+    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.modules.module.Module",
+    "torch.nn.parameter.Parameter": "torch.Tensor",
+    "torch.optim.adam.Adam": "torch.optim.optimizer.Optimizer",
+    "torch.optim.adamw.AdamW": "torch.optim.adam.Adam",
+    "torch.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.lr_scheduler.LambdaLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.lr_scheduler.MultiStepLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.lr_scheduler.StepLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.rmsprop.RMSprop": "torch.optim.optimizer.Optimizer",
+    "torch.optim.sgd.SGD": "torch.optim.optimizer.Optimizer",
+    "torch.utils.data.dataset.Subset": "torch.utils.data.dataset.Dataset",
+    "torch.utils.data.dataset.TensorDataset": "torch.utils.data.dataset.Dataset",
 }

@@ -37,8 +37,12 @@ def main() -> int:
     lists["builtins"] = public(builtins)
     paths = class_paths(torch)
     owners = {**paths, **EXTRA_OWNERS}
-    for theirs in sorted(set(owners.values())):
-        lists[theirs] = class_names(torch, theirs)
+    classes = sorted(set(owners.values()))
+    full = {theirs: class_names(torch, theirs) for theirs in classes}
+    bases = {theirs: base for theirs in classes if (base := catalog_base(theirs, classes))}
+    for theirs in classes:  # each class's own names beyond those of its catalogued base
+        inherited = set(full[bases[theirs]]) if theirs in bases else set()
+        lists[theirs] = [name for name in full[theirs] if name not in inherited]
     lines = ['"""The public names of the modules a .tg program may import, of torch.Tensor and of',
              "numpy.ndarray, of Python's builtins, and of each PyTorch class an engine class stands",
              "for (see tests/make_torch_names.py).",
@@ -61,6 +65,9 @@ def main() -> int:
               "# path, beside those of engine/core/torch_class_paths.py (the classes they print as)",
               "OWNERS = {"]
     lines += [f'    "{ours}": "{theirs}",' for ours, theirs in sorted(EXTRA_OWNERS.items())]
+    lines.append("}")
+    lines += ["", "# A class catalog's PyTorch base class whose names it also has", "BASES = {"]
+    lines += [f'    "{theirs}": "{base}",' for theirs, base in sorted(bases.items())]
     lines.append("}")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT} ({sum(map(len, lists.values()))} names)")
@@ -141,6 +148,17 @@ def instance_source(path: str) -> str | None:
         return f"optim.{name}([nn.Parameter(torch.ones(1))], lr=0.1)"
     if path.startswith("torch.") and name.endswith("Tensor"):
         return f"torch.{name}"  # the legacy tensor classes, as classes
+    return None
+
+
+def catalog_base(path: str, catalogs: list[str]) -> str | None:
+    """The nearest class in the MRO of PyTorch's class at `path` that has a catalog too."""
+    module, _, name = path.rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
+    for base in cls.__mro__[1:]:
+        found = f"{base.__module__}.{base.__qualname__}"
+        if found in catalogs:
+            return found
     return None
 
 

@@ -15,6 +15,7 @@ from autodiff.interpreter import run_source
 from autodiff.interpreter.files import HOST_NAMES
 from autodiff.interpreter.stdlib.names import NAMES as STANDARD_NAMES
 from autodiff.engine.core.torch_class_paths import CLASS_PATHS
+from autodiff.interpreter.known_names import catalog
 from autodiff.interpreter.torch_names import NAMES, OWNERS
 from make_torch_names import OPTIMIZER, instance_source
 from syntax_catalog import FORMS, SYNTAX
@@ -36,8 +37,8 @@ INSTANCES = {owner: source.replace("OPT", OPTIMIZER) for owner in set(NAMES)
 def _entries() -> list[tuple[str, str, str]]:
     """(catalog, name, program) for every entry."""
     entries = []
-    for owner, names in NAMES.items():
-        for name in names.split():
+    for owner in NAMES:
+        for name in sorted(catalog(owner)):
             if owner == "builtins":
                 program = f"print({name})\n"
             elif owner in INSTANCES:
@@ -51,8 +52,8 @@ def _entries() -> list[tuple[str, str, str]]:
     for owner, names in standard.items():  # the standard modules a program may import
         entries += [(owner, name, f"import {owner}\nprint({owner}.{name})\n") for name in names
                     if not name.startswith("_")]
-    for catalog in (SYNTAX, FORMS):
-        entries += [("syntax", name, program + "\n") for name, program in catalog.items()
+    for forms in (SYNTAX, FORMS):
+        entries += [("syntax", name, program + "\n") for name, program in forms.items()
                     if program is not None]
     return entries
 
