@@ -17,6 +17,7 @@ OUT = Path(__file__).resolve().parent.parent / "interpreter" / "stdlib" / "names
 
 def main() -> int:
     from autodiff.interpreter.stdlib import STD_MODULES
+    from make_torch_names import name_table  # (this folder is the script's own)
 
     lists = {name: sorted(n for n in dir(importlib.import_module(name)) if not n.startswith("_"))
              for name in STD_MODULES if name not in ("random", "collections")}  # (torch_names.py)
@@ -24,17 +25,7 @@ def main() -> int:
     lines = ['"""The public names of the standard modules a .tg program may import (see',
              f"tests/make_stdlib_names.py). Generated from CPython {version}; do not edit.",
              '"""', "", "NAMES = {"]
-    for module, names in lists.items():
-        lines.append(f'    "{module}": (')
-        line = '        "'
-        for name in names:
-            if len(line) + len(name) > 96:
-                lines.append(line + '"')
-                line = '        "'
-            line += name + " "
-        lines.append(line + '"')
-        lines.append("    ),")
-    lines.append("}")
+    lines += name_table(lists)
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT} ({sum(map(len, lists.values()))} names)")
     return 0
