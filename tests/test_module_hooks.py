@@ -13,6 +13,7 @@ import pytest
 
 from autodiff.engine.api import nn, torch as T
 from autodiff.interpreter import run_source
+from torch_programs import run_under_torch
 
 _HEAD = "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
 
@@ -143,12 +144,7 @@ _WARNING = re.compile(r"(?:Future|User)Warning: .*")
 
 @pytest.fixture(scope="module")
 def reference():
-    pytest.importorskip("torch")
-    from autodiff.interpreter.reference import run_many_with_torch
-
-    names = sorted(PROGRAMS)
-    results = run_many_with_torch([PROGRAMS[n] for n in names], filenames=names)
-    return dict(zip(names, results))
+    return run_under_torch(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -14,6 +14,7 @@ import pytest
 from autodiff.engine.api import functional as F
 from autodiff.engine.api import nn, torch as T
 from autodiff.interpreter import run_source
+from torch_programs import run_under_torch
 
 PROGRAMS = {
     "clip": "import torch\nimport torch.nn as nn\nfrom torch.nn.utils import clip_grad_norm_\ntorch.manual_seed(0)\nm = nn.Linear(3, 2)\nx = torch.randn(4, 3)\nm(x).pow(2).sum().backward()\nn = torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5)\nprint(n, n.dtype, n.item(), n.requires_grad)\nprint(m.weight.grad, m.bias.grad)\nprint(nn.utils.clip_grad_norm_(m.parameters(), 0.1, norm_type='inf').item())\nprint(clip_grad_norm_(m.parameters(), 0.1, norm_type=1).item())\nprint(nn.utils.clip_grad_value_(m.parameters(), 0.01), m.weight.grad)\nprint(clip_grad_norm_([], 1.0))\nprint(clip_grad_norm_((p for p in []), 1.0))\nw = torch.zeros(3, requires_grad=True)\nw.grad = torch.tensor([float('nan'), 1., 2.])\nprint(clip_grad_norm_(w, 1.0), w.grad)\ntry:\n    clip_grad_norm_([w], 1.0, error_if_nonfinite=True)\nexcept RuntimeError as e:\n    print(e)\n",
@@ -29,12 +30,7 @@ _ADDRESS = re.compile(r"0x[0-9a-f]+")
 
 @pytest.fixture(scope="module")
 def reference():
-    pytest.importorskip("torch")
-    from autodiff.interpreter.reference import run_many_with_torch
-
-    names = sorted(PROGRAMS)
-    results = run_many_with_torch([PROGRAMS[n] for n in names], filenames=names)
-    return dict(zip(names, results))
+    return run_under_torch(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

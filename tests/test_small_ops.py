@@ -9,6 +9,7 @@ import pytest
 
 from autodiff.engine.api import torch as T
 from autodiff.interpreter import run_source
+from torch_programs import run_under_torch
 
 PROGRAMS = {"constants_promotion": """
 import torch
@@ -34,11 +35,7 @@ for args in (("a", 1), (torch.ones(1), [1]), (None, torch.ones(1))):
 
 @pytest.fixture(scope="module")
 def reference():
-    pytest.importorskip("torch")
-    from autodiff.interpreter.reference import run_many_with_torch
-
-    names = sorted(PROGRAMS)
-    return dict(zip(names, run_many_with_torch([PROGRAMS[n] for n in names], filenames=names)))
+    return run_under_torch(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
