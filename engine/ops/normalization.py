@@ -197,23 +197,37 @@ def _batch_norm_backward_array(g, x, w, mean, invstd, running_var, training, eps
     planes = np.moveaxis(x.reshape(x.shape[0], c, -1), 1, 0)  # (C, N, L)
     gplanes = np.moveaxis(g.reshape(x.shape[0], c, -1), 1, 0)
     shape = _channel_shape(x)
+    total = dotp = None
     if which == "bias" or (which == "input" and training):
         total = _sequential_double(_reduce_all(gplanes))
     if which == "weight" or (which == "input" and training):
         centred = planes - mean[:, None, None]
         dotp = _sequential_double(_dot_planes(centred, gplanes, fma))
+    done = _without_input_terms(which, training, total, dotp, g, weight, invstd, shape, dt)
+    if done is not None:
+        return done
+    k, grad_mean = _input_terms(total, dotp, invstd, n, dt)
+    xm = x - mean.reshape(shape)
+    dx = fma(-xm, np.broadcast_to(k.reshape(shape), x.shape),
+             g - grad_mean.reshape(shape))
+    return np.asarray(dx, dt).reshape(x.shape) * invstd.reshape(shape) * weight.reshape(shape)
+
+
+def _without_input_terms(which, training, total, dotp, g, weight, invstd, shape, dt):
+    """The bias's (Σg) or weight's (Σ(x - mean)·g · invstd) gradient, or the input's in eval
+    mode (g · invstd · weight); None for the input's in training, which needs _input_terms."""
     if which == "bias":
         return total.astype(dt)
     if which == "weight":
         return (dotp * invstd).astype(dt)
     if not training:
         return g * invstd.reshape(shape) * weight.reshape(shape)
-    k = dotp.astype(dt) * invstd * invstd / dt.type(n)
-    grad_mean = (total / n).astype(dt)
-    xm = x - mean.reshape(shape)
-    dx = fma(-xm, np.broadcast_to(k.reshape(shape), x.shape),
-             g - grad_mean.reshape(shape))
-    return np.asarray(dx, dt).reshape(x.shape) * invstd.reshape(shape) * weight.reshape(shape)
+    return None
+
+
+def _input_terms(total, dotp, invstd, n, dt):
+    """k = Σ(x - mean)·g · invstd² / n and the mean gradient Σg / n, rounded as torch rounds."""
+    return dotp.astype(dt) * invstd * invstd / dt.type(n), (total / n).astype(dt)
 
 
 def _expanded(g: np.ndarray) -> bool:
@@ -236,14 +250,10 @@ def _strided_backward(g, x, weight, mean, invstd, training, which):
     planes, gplanes = _planes(np.ascontiguousarray(centred)), _planes(np.ascontiguousarray(g))
     total = _sequential_double(gplanes)
     dotp = _sequential_double(planes * gplanes)
-    if which == "bias":
-        return total.astype(dt)
-    if which == "weight":
-        return (dotp * invstd).astype(dt)
-    if not training:
-        return g * invstd.reshape(shape) * weight.reshape(shape)
-    k = dotp.astype(dt) * invstd * invstd / dt.type(n)
-    grad_mean = (total / n).astype(dt)
+    done = _without_input_terms(which, training, total, dotp, g, weight, invstd, shape, dt)
+    if done is not None:
+        return done
+    k, grad_mean = _input_terms(total, dotp, invstd, n, dt)
     dx = g - grad_mean.reshape(shape) - centred * k.reshape(shape)
     return dx * invstd.reshape(shape) * weight.reshape(shape)
 
