@@ -7,13 +7,12 @@ from typing import Any
 from autodiff.parser import ast
 
 from . import bounds
-from .expressions import Context, Eval, compile_expr
+from .expressions import Context, Eval, compile_expr, compile_items
 
 
 def unpacking_call(node: ast.Call, func: Eval, cx: Context) -> Eval:
     """A call with `*iterable` or `**mapping` arguments, with Python's checks and messages."""
-    args = [(type(a) is ast.Starred, compile_expr(a.value if type(a) is ast.Starred else a, cx))
-            for a in node.args]
+    args = compile_items(node.args, cx)
     kwargs = [(k.arg, compile_expr(k.value, cx)) for k in node.keywords]
 
     def call(L: dict) -> Any:

@@ -298,11 +298,16 @@ def compile_Tuple(node: ast.Tuple, cx: Context) -> Eval:
     return lambda L: tuple([e(L) for e in elts])
 
 
+def compile_items(nodes, cx: Context) -> list[tuple[bool, Eval]]:
+    """(starred, closure) per item of a display or a call's positional arguments (`*xs`)."""
+    return [(type(e) is ast.Starred, compile_expr(e.value if type(e) is ast.Starred else e, cx))
+            for e in nodes]
+
+
 def _unpacking_display(node: ast.Node, cx: Context, what: str, kind: str, make: type) -> Eval:
     """`[a, *b]`, `(*a, b)`, `{*a, b}`: the items in order, each `*iterable` bounded as
     other list-building is; a set's error for a non-iterable is CPython's own (SET_UPDATE)."""
-    elts = [(type(e) is ast.Starred, compile_expr(e.value if type(e) is ast.Starred else e, cx))
-            for e in node.elts]
+    elts = compile_items(node.elts, cx)
 
     def ev(L: dict) -> Any:
         items: list = []
