@@ -188,15 +188,20 @@ def _names_main(obj: Any) -> bool:
     return isinstance(obj, type) and vars(obj).get("__module__") == "__main__"
 
 
-def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
+def _computed(obj: Any, name: str) -> Any:
+    """What the sandbox answers for a COMPUTED_NAMES name, or None to read it as any other."""
     if name == "__class__":  # the object `type(x)` gives, never Python's own class of ours
         return python_type(obj)
     if name == "__name__":
-        shown = _name_of(obj)
-        if shown is not None:
-            return shown
-    if name == "__module__" and _names_main(obj):  # a script's own functions and classes
-        return "__main__"
+        return _name_of(obj)
+    return "__main__" if _names_main(obj) else None  # a script's own functions and classes
+
+
+def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
+    if name in COMPUTED_NAMES:  # (one test on the path of every other read)
+        computed = _computed(obj, name)
+        if computed is not None:
+            return computed
     if not program_private(obj, name) and (private(name) or not policy(obj, name)):
         from .known_names import stand_in  # noqa: PLC0415 - the error path only
 

@@ -323,9 +323,8 @@ def test_the_generated_class_paths_name_torchs_classes() -> None:
 
 def test_a_script_knows_its_own_file(tmp_path):
     path = tmp_path / "prog.tg"
-    source = "import os\nprint(__file__ == os.path.abspath(__file__), __file__.endswith('prog.tg'))\n"
     out = io.StringIO()
-    result = run_source(source.replace("import os\n", "").replace(
-        "__file__ == os.path.abspath(__file__)", "__file__.startswith('/')"), str(path), out=out,
-        err=io.StringIO())
-    assert result.error is None and out.getvalue() == "True True\n"
+    result = run_source("print(__file__)\n", str(path), out=out, err=io.StringIO())
+    assert result.error is None and out.getvalue() == f"{path.resolve()}\n"
+    out = io.StringIO()
+    assert run_source("print(__file__)\n", "<stdin>", out=out, err=io.StringIO()).error is not None
