@@ -289,7 +289,8 @@ ENGLISH_ON_PURPOSE = {
     "repl_process.py": ("the session's process ended without an exit status",),  # (as guard's)
     "source.py": ("source code cannot contain null bytes", "the program is larger than ",
                   "No such file or directory", "Is a directory"),
-    "live.py": ("was never closed", "got end of file", "expected an indented block"),
+    "live.py": ("was never closed", "got end of file", "expected an indented block",
+                "got end of the indented block"),  # (the parser's words, matched)
     "golden.py": ("x = 1\n", "stdout differs from ", "should not exist",
                   "refused, not run under PyTorch:\n", "ran to the end, but ",
                   "error differs from ", "out of memory"),
