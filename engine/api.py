@@ -23,6 +23,7 @@ from .nn import (
     layers as nn_layers,
     normalization as nn_normalization,
     parallel as nn_parallel,
+    rnn as nn_rnn,
     utils as nn_utils,
 )
 from .optim import lr_scheduler, optimizers as optim
@@ -166,7 +167,8 @@ nn = make_namespace("torch.nn", {"functional": functional,
                                  "utils": make_namespace("torch.nn.utils", nn_utils.FUNCTIONS),
                                  "Parameter": Parameter, **nn_layers.MODULES,
                                  **nn_embedding.MODULES, **nn_conv.MODULES,
-                                 **nn_normalization.MODULES, **nn_parallel.MODULES})
+                                 **nn_normalization.MODULES, **nn_parallel.MODULES,
+                                 **nn_rnn.MODULES})
 optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))

@@ -34,6 +34,7 @@ from ..ops import (
 from ..ops import logical as ops_logical, new as ops_new, pieces as ops_pieces, stats as ops_stats  # (after the families their rules build on)
 from ..ops import arrange as ops_arrange, conv as ops_conv, embedding as ops_embedding  # (built on pieces, logic and shapes)
 from ..ops import normalization as ops_normalization
+from ..ops import rnn as ops_rnn  # noqa: F401 - (its entries: built on activations and shapes)
 from ..ops.operands import c_type_word, check_sizes, data_as, infer_array, sum_to, type_word
 from ..core.session import check_allocation
 from ..core.session import current as current_session
