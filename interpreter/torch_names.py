@@ -1046,6 +1046,27 @@ NAMES = {
     "torch.nn.modules.pooling.MaxPool2d": (
         "ceil_mode dilation kernel_size padding return_indices stride "
     ),
+    "torch.nn.modules.rnn.GRU": (
+        "all_weights check_forward_args check_hidden_size check_input flatten_parameters "
+        "get_expected_hidden_size permute_hidden reset_parameters "
+    ),
+    "torch.nn.modules.rnn.GRUCell": (
+        "reset_parameters "
+    ),
+    "torch.nn.modules.rnn.LSTM": (
+        "all_weights check_forward_args check_hidden_size check_input flatten_parameters "
+        "get_expected_cell_size get_expected_hidden_size permute_hidden reset_parameters "
+    ),
+    "torch.nn.modules.rnn.LSTMCell": (
+        "reset_parameters "
+    ),
+    "torch.nn.modules.rnn.RNN": (
+        "all_weights check_forward_args check_hidden_size check_input flatten_parameters "
+        "get_expected_hidden_size permute_hidden reset_parameters "
+    ),
+    "torch.nn.modules.rnn.RNNCell": (
+        "reset_parameters "
+    ),
     "torch.nn.modules.sparse.Embedding": (
         "embedding_dim from_pretrained max_norm norm_type num_embeddings padding_idx "
         "reset_parameters scale_grad_by_freq sparse weight "
@@ -1163,6 +1184,12 @@ BASES = {
     "torch.nn.modules.pooling.AdaptiveAvgPool2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.pooling.AvgPool2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.pooling.MaxPool2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.rnn.GRU": "torch.nn.modules.module.Module",
+    "torch.nn.modules.rnn.GRUCell": "torch.nn.modules.module.Module",
+    "torch.nn.modules.rnn.LSTM": "torch.nn.modules.module.Module",
+    "torch.nn.modules.rnn.LSTMCell": "torch.nn.modules.module.Module",
+    "torch.nn.modules.rnn.RNN": "torch.nn.modules.module.Module",
+    "torch.nn.modules.rnn.RNNCell": "torch.nn.modules.module.Module",
     "torch.nn.modules.sparse.Embedding": "torch.nn.modules.module.Module",
     "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.modules.module.Module",
     "torch.nn.parameter.Parameter": "torch.Tensor",

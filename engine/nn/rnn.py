@@ -151,10 +151,15 @@ def _mkldnn_lstm(input, hidden, layers, num_layers, p, train, bidirectional, bat
 _COMMON = frozenset({"input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
                      "bidirectional", "proj_size", "mode", "reset_parameters",
                      "flatten_parameters", "all_weights"})
+# the parameters' names, for the torch reference's allow-list of attribute names (a program
+# reads them as registered parameters; layers past 9 are read as well, not listed)
+_PARAMETER_NAMES = frozenset(f"{kind}_l{layer}{suffix}" for kind in
+                             ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+                             for layer in range(10) for suffix in ("", "_reverse"))
 
 
 class RNNBase(Module):
-    _tg_public = Module._tg_public | _COMMON
+    _tg_public = Module._tg_public | _COMMON | _PARAMETER_NAMES
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
