@@ -93,7 +93,10 @@ MKLDNN_LSTM_LAYER = op(
     "MkldnnRnnLayerBackward0", *(_lstm_rule(k) for k in range(7)), saves="i",
     explain="one LSTM layer over a whole sequence (oneDNN's kernel): the gradients go back "
             "through every step, last step first",
-    formulas=("backpropagation through time",) * 7,
+    formulas=("∂/∂x: the gates' gradients · W_ih", "∂/∂W_ih: Σ gates' gradientsᵀ · x",
+              "∂/∂W_hh: Σ gates' gradientsᵀ · h before", "∂/∂b_ih: Σ gates' gradients",
+              "∂/∂b_hh: Σ gates' gradients", "∂/∂h0: what reaches the first step's h",
+              "∂/∂c0: what reaches the first step's c"),
     check=Check(_check_layer, (any_(3, 2, 2), any_(8, 2), any_(8, 2), any_(8), any_(8),
                                any_(2, 2), any_(2, 2)), rtol=1e-5, atol=1e-6))
 
@@ -113,7 +116,8 @@ def mkldnn_lstm_layer(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
 
 TRANSPOSE_IN_PLACE = op(
     "TransposeBackward1", TRANSPOSE.vjps[0], views=True,
-    explain="an in-place transpose_: g is transposed back", formulas=("g with the dims swapped back",),
+    explain="an in-place transpose_: g is transposed back",
+    formulas=("g with the dims swapped back",),
     check=Check(lambda a: transpose_in_place(a * 1, 0, 1), (any_(2, 3),)))
 
 
