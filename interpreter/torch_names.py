@@ -1047,25 +1047,32 @@ NAMES = {
         "ceil_mode dilation kernel_size padding return_indices stride "
     ),
     "torch.nn.modules.rnn.GRU": (
-        "all_weights check_forward_args check_hidden_size check_input flatten_parameters "
-        "get_expected_hidden_size permute_hidden reset_parameters "
+        "all_weights batch_first bias bias_hh_l0 bias_ih_l0 bidirectional check_forward_args "
+        "check_hidden_size check_input dropout flatten_parameters get_expected_hidden_size "
+        "hidden_size input_size mode num_layers permute_hidden proj_size reset_parameters "
+        "weight_hh_l0 weight_ih_l0 "
     ),
     "torch.nn.modules.rnn.GRUCell": (
-        "reset_parameters "
+        "bias bias_hh bias_ih hidden_size input_size reset_parameters weight_hh weight_ih "
     ),
     "torch.nn.modules.rnn.LSTM": (
-        "all_weights check_forward_args check_hidden_size check_input flatten_parameters "
-        "get_expected_cell_size get_expected_hidden_size permute_hidden reset_parameters "
+        "all_weights batch_first bias bias_hh_l0 bias_ih_l0 bidirectional check_forward_args "
+        "check_hidden_size check_input dropout flatten_parameters get_expected_cell_size "
+        "get_expected_hidden_size hidden_size input_size mode num_layers permute_hidden "
+        "proj_size reset_parameters weight_hh_l0 weight_ih_l0 "
     ),
     "torch.nn.modules.rnn.LSTMCell": (
-        "reset_parameters "
+        "bias bias_hh bias_ih hidden_size input_size reset_parameters weight_hh weight_ih "
     ),
     "torch.nn.modules.rnn.RNN": (
-        "all_weights check_forward_args check_hidden_size check_input flatten_parameters "
-        "get_expected_hidden_size permute_hidden reset_parameters "
+        "all_weights batch_first bias bias_hh_l0 bias_ih_l0 bidirectional check_forward_args "
+        "check_hidden_size check_input dropout flatten_parameters get_expected_hidden_size "
+        "hidden_size input_size mode nonlinearity num_layers permute_hidden proj_size "
+        "reset_parameters weight_hh_l0 weight_ih_l0 "
     ),
     "torch.nn.modules.rnn.RNNCell": (
-        "reset_parameters "
+        "bias bias_hh bias_ih hidden_size input_size nonlinearity reset_parameters weight_hh "
+        "weight_ih "
     ),
     "torch.nn.modules.sparse.Embedding": (
         "embedding_dim from_pretrained max_norm norm_type num_embeddings padding_idx "

@@ -133,7 +133,9 @@ def test_generated_parameter_table_is_current():
 # ours is composed of ordinary ops)
 KNOWN = {"ConvolutionBackward0", "ConvolutionBackwardBackward0", "CopySlices",
          "AsStridedBackward0", "AsStridedScatterBackward0", "Atan2Backward0",
-         "NativeBatchNormBackward0", "NativeLayerNormBackward0"}
+         "NativeBatchNormBackward0", "NativeLayerNormBackward0",
+         # (torch differentiates a composed backward of the whole layer: refused here)
+         "MkldnnRnnLayerBackward0"}
 DIFFERENTIABLE = [op for op in all_ops() if op.differentiable]
 
 
@@ -143,11 +145,14 @@ def _torch_forms() -> dict:
     import torch.nn.functional as TF
 
     from autodiff.engine.ops import random as ops_random
+    from autodiff.engine.ops import rnn as ops_rnn
     from autodiff.engine.random.generator import Generator
 
     forms = {id(Generator): torch.Generator,
              # (the forward torch.normal(mean_tensor, std_tensor) calls)
-             id(ops_random.normal_of_tensors): lambda gen, m, s: torch.normal(m, s, generator=gen)}
+             id(ops_random.normal_of_tensors): lambda gen, m, s: torch.normal(m, s, generator=gen),
+             # (a recurrent layer's own in-place transpose_ of its output)
+             id(ops_rnn.transpose_in_place): lambda t, d0, d1: t.transpose_(d0, d1)}
     for surface in all_surfaces():
         if surface.functions:
             form = getattr(torch, surface.functions[0])

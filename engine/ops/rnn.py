@@ -79,6 +79,11 @@ def _lstm_backward(grads, x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
 
 def _lstm_rule(position):
     def rule(F, grads, out, x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
+        if any(hasattr(g, "array") for g in grads if g is not None):
+            # torch differentiates its composed backward here; a gradient without a graph
+            # would make a second derivative silently wrong
+            raise NotImplementedError("create_graph=True through a float32 nn.LSTM is not "
+                                      "supported by autodiff")
         return F.gradient(_lstm_backward(grads, x, w_ih, w_hh, b_ih, b_hh, hx, cx,
                                          reverse)[position])
     return rule
