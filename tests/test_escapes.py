@@ -168,7 +168,7 @@ NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__.__modul
       "torch.nn.MSELoss().__dict__", "torch.nn.Linear(2, 1).__init__",
       "torch.nn.LSTM(2, 3)._tg_names", "torch.nn.GRU(2, 3).all_weights.__class__.__subclasses__",
       "torch.nn.RNN(2, 3).flatten_parameters.__func__", "torch.nn.LSTMCell(2, 3).__dict__",
-      "m = torch.nn.GRU(2, 3)\nm.mode = print",
+      "m = torch.nn.RNN(2, 3)\nm.mode = print\nm(torch.zeros(1, 2)).__class__.__subclasses__",
       "torch.optim.SGD([t], lr=0.1).__dict__", "torch.optim.SGD([t], lr=0.1)._update_group",
       "torch.optim.SGD([t], lr=0.1).state.default_factory", "torch.optim.SGD.__init__",
       "torch.optim.Optimizer.__subclasses__", "torch.optim.Adam([t]).step.__func__",

@@ -259,3 +259,25 @@ def test_prints_and_errs_as_torch(name, reference):
     expected = reference[name]
     assert _ADDRESS.sub("0xADDR", out.getvalue()) == _ADDRESS.sub("0xADDR", expected.stdout)
     assert (result.error is None) == (expected.error is None)
+
+
+def test_reassigned_mode_keeps_the_kernel():
+    # torch's GRU and LSTM forwards call their own kernel, and RNN reads `mode` only to choose
+    # tanh or relu: reassigning the plain attribute `mode` changes no output
+    source = """import torch
+import torch.nn as nn
+x = torch.randn(3, 1, 2)
+for kind, options in ((nn.LSTM, {}), (nn.GRU, {}), (nn.RNN, {"nonlinearity": "tanh"})):
+    m = kind(2, 3, **options)
+    before = m(x)[0]
+    m.mode = "RNN_RELU"
+    print(torch.equal(before, m(x)[0]))
+r = nn.RNN(2, 3, nonlinearity="relu")
+before = r(x)[0]
+r.mode = "RNN_TANH"
+print(torch.equal(before, r(x)[0]))
+"""
+    out = io.StringIO()
+    result = run_source(source, "mode.tg", out=out, err=io.StringIO())
+    assert result.error is None
+    assert out.getvalue().split() == ["True", "True", "False", "False"]

@@ -160,6 +160,12 @@ _PARAMETER_NAMES = frozenset(f"{kind}_l{layer}{suffix}" for kind in
 
 class RNNBase(Module):
     _tg_public = Module._tg_public | _COMMON | _PARAMETER_NAMES
+    # each class's forward names its own kernel, as torch's do: a program may reassign
+    # `mode` (a plain attribute) without changing which kernel runs
+    _kind = "RNN"
+
+    def _kernel(self) -> str:
+        return self._kind
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
@@ -265,7 +271,7 @@ class RNNBase(Module):
 
     def _prepare(self, input, hx):
         """Unbatched input made a batch of one; hx checked, or zeros; (input, hx, batched)."""
-        name = "RNN" if self.mode.startswith("RNN") else self.mode
+        name = self._kind
         if input.dim() not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D"
                              + (" tensor instead" if name == "RNN" else " instead"))
@@ -288,7 +294,7 @@ class RNNBase(Module):
 
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx)
-        output, hidden = _native(self.mode, input, hx, self._layers(), self.num_layers,
+        output, hidden = _native(self._kernel(), input, hx, self._layers(), self.num_layers,
                                  self.dropout, self.training, self.bidirectional,
                                  self.batch_first)
         if not batched:
@@ -318,6 +324,9 @@ class RNN(RNNBase):
 
     _tg_public = RNNBase._tg_public | {"nonlinearity"}
 
+    def _kernel(self) -> str:
+        return "RNN_TANH" if self.mode == "RNN_TANH" else "RNN_RELU"
+
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
@@ -335,6 +344,8 @@ class RNN(RNNBase):
 class GRU(RNNBase):
     """GRU(input_size, hidden_size, num_layers=1, ...)."""
 
+    _kind = "GRU"
+
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
@@ -343,6 +354,8 @@ class GRU(RNNBase):
 
 class LSTM(RNNBase):
     """LSTM(input_size, hidden_size, num_layers=1, ...): forward returns (output, (h_n, c_n))."""
+
+    _kind = "LSTM"
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
