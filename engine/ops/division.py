@@ -35,8 +35,10 @@ def _remainder(x, y):
     """NumPy's mod but for a zero result, which keeps the dividend's sign as fmod's does
     (NumPy's takes the divisor's: 5 % -1. is -0. there, 0. in torch)."""
     r = np.asarray(np.remainder(x, y))
-    # (only a zero result can have the wrong sign: most data skips the masked pass)
-    if r.dtype.kind == "f" and np.count_nonzero(r) != r.size:
+    # only a zero result can have the wrong sign, and only where dividend and divisor differ
+    # in sign: nonnegative data (arange % k) skips the masked pass
+    if r.dtype.kind == "f" and (np.signbit(y).any() or np.signbit(x).any()) \
+            and np.count_nonzero(r) != r.size:
         np.copysign(r, x, out=r, where=r == 0)
     return r
 

@@ -85,11 +85,13 @@ class Op:
 
     __slots__ = ("name", "qualified_name", "vjps", "variadic", "saves_inputs", "saves_out",
                  "saves_params", "reads", "views", "explain", "formulas", "check", "family", "forward",
-                 "functions", "methods", "node_rule", "repr_name", "differentiable")
+                 "functions", "methods", "node_rule", "repr_name", "differentiable",
+                 "second_order")
 
     def __init__(self, name: str, *vjps, explain: str, formulas: tuple = (),
                  check: Check | None = None, saves: str = "", reads=None, views: bool = False,
-                 variadic: bool = False, engine_node: bool = False, differentiable: bool = True):
+                 variadic: bool = False, engine_node: bool = False, differentiable: bool = True,
+                 second_order: bool = True):
         self.name = name  # as the node prints: <MulBackward0 object at ...>
         # what grad_fn.name() says: torch's own engine nodes carry their C++ namespace
         self.qualified_name = "torch::autograd::" + name if engine_node else name
@@ -117,6 +119,9 @@ class Op:
         self.repr_name = name  # the class name its node prints with: <repr_name object at ...>
         # False for torch's NotImplemented node: its check asserts that backward fails
         self.differentiable = differentiable
+        # False where autodiff refuses create_graph through the node by name ("... is not
+        # supported by autodiff") rather than give a second derivative torch does not
+        self.second_order = second_order
 
     def __repr__(self) -> str:
         return f"Op({self.name})"

@@ -95,7 +95,7 @@ def _check_layer(x, w_ih, w_hh, b_ih, b_hh, hx, cx):
 
 
 MKLDNN_LSTM_LAYER = op(
-    "MkldnnRnnLayerBackward0", *(_lstm_rule(k) for k in range(7)), saves="i",
+    "MkldnnRnnLayerBackward0", *(_lstm_rule(k) for k in range(7)), saves="i", second_order=False,
     explain="one LSTM layer over a whole sequence (oneDNN's kernel): the gradients go back "
             "through every step, last step first",
     formulas=("∂/∂x: the gates' gradients · W_ih", "∂/∂W_ih: Σ gates' gradientsᵀ · x",
