@@ -828,6 +828,16 @@ MODULE_FORMS: dict[str, tuple] = {
     "MaxPool2d": ("nn.MaxPool2d(2, stride=1)", f"({_IMAGE},)"),
     "AvgPool2d": ("nn.AvgPool2d(2)", f"({_IMAGE},)"),
     "AdaptiveAvgPool2d": ("nn.AdaptiveAvgPool2d(1)", f"({_IMAGE},)"),
+    # a recurrent layer returns (output, hidden): the case follows the output
+    "RNN": ("nn.RNN(3, 2, num_layers=2)", "(torch.randn(4, 1, 3, requires_grad=True),)",
+            "m(*inputs)[0]"),
+    "GRU": ("nn.GRU(3, 2, batch_first=True)", "(torch.randn(1, 4, 3, requires_grad=True),)",
+            "m(*inputs)[0]"),
+    "LSTM": ("nn.LSTM(3, 2, bidirectional=True)", "(torch.randn(4, 1, 3, requires_grad=True),)",
+             "m(*inputs)[0]"),
+    "RNNCell": ("nn.RNNCell(3, 2)", f"({_X},)"),
+    "GRUCell": ("nn.GRUCell(3, 2)", f"({_X},)"),
+    "LSTMCell": ("nn.LSTMCell(3, 2)", f"({_X},)", "m(*inputs)[0]"),
 }
 
 
