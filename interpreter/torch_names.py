@@ -1120,6 +1120,20 @@ NAMES = {
     "torch.optim.sgd.SGD": (
         "defaults param_groups state "
     ),
+    "torch.storage.TypedStorage": (
+        "bfloat16 bool byte char clone complex_double complex_float copy_ cpu cuda data_ptr "
+        "device double dtype element_size filename fill_ float float8_e4m3fn float8_e4m3fnuz "
+        "float8_e5m2 float8_e5m2fnuz from_buffer from_file get_device half hpu int is_cuda "
+        "is_hpu is_pinned is_shared is_sparse long nbytes pickle_storage_type pin_memory "
+        "resizable resize_ share_memory_ short size to tolist type untyped "
+    ),
+    "torch.storage.UntypedStorage": (
+        "bfloat16 bool byte byteswap char clone complex_double complex_float copy_ cpu cuda "
+        "data_ptr device double element_size filename fill_ float float8_e4m3fn float8_e4m3fnuz "
+        "float8_e5m2 float8_e5m2fnuz from_buffer from_file get_device half hpu int is_cuda "
+        "is_hpu is_pinned is_shared is_sparse is_sparse_csr long mps nbytes new pin_memory "
+        "resizable resize_ share_memory_ short size to tolist type untyped "
+    ),
     "torch.utils.data.dataloader.DataLoader": (
         "batch_sampler batch_size check_worker_number_rationality collate_fn dataset drop_last "
         "generator in_order multiprocessing_context num_workers persistent_workers pin_memory "

@@ -139,6 +139,8 @@ INSTANCES = {
     "torch.utils.data.dataset.Subset": "data.Subset(data.TensorDataset(torch.ones(4, 2)), [0])",
     "torch.utils.data.dataset.Dataset": "data.Dataset()",
     "torch.autograd.variable.Variable": "torch.autograd.Variable(torch.ones(1))",
+    "torch.storage.TypedStorage": "torch.ones(2).storage()",
+    "torch.storage.UntypedStorage": "torch.ones(2).untyped_storage()",
     "torch.autograd.function.Function": "torch.autograd.Function",
     "torch.autograd.grad_mode.no_grad": "torch.no_grad()",
     "torch.autograd.grad_mode.enable_grad": "torch.enable_grad()",
@@ -197,6 +199,7 @@ def class_paths(torch) -> dict[str, str]:
     path of the PyTorch class of the same public name."""
     from autodiff.engine import api
     from autodiff.engine.data import loader as data
+    from autodiff.engine.tensors import storage
 
     paths = {}
     for namespace in (api.torch, api.nn, api.optim_namespace, api.optim_namespace.lr_scheduler,
@@ -208,8 +211,11 @@ def class_paths(torch) -> dict[str, str]:
                     isinstance(theirs, type):
                 paths[f"{ours.__module__}.{ours.__qualname__}"] = \
                     f"{theirs.__module__}.{theirs.__qualname__}"
-    for ours, module in ((data._SingleProcessDataLoaderIter, "torch.utils.data.dataloader"),):
-        theirs = getattr(importlib.import_module(module), ours.__name__)  # (reached by iter())
+    for ours, module in ((data._SingleProcessDataLoaderIter, "torch.utils.data.dataloader"),
+                         (storage.TypedStorage, "torch.storage"),
+                         (storage.UntypedStorage, "torch.storage")):
+        # (reached by iter(), by a tensor's storage() and untyped_storage())
+        theirs = getattr(importlib.import_module(module), ours.__name__)
         paths[f"{ours.__module__}.{ours.__qualname__}"] = f"{theirs.__module__}.{theirs.__qualname__}"
     return paths
 

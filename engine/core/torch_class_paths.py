@@ -81,6 +81,8 @@ CLASS_PATHS = {
     "autodiff.engine.optim.optimizers.SGD": "torch.optim.sgd.SGD",
     "autodiff.engine.random.generator.Generator": "torch._C.Generator",
     "autodiff.engine.tensors.parameter.Parameter": "torch.nn.parameter.Parameter",
+    "autodiff.engine.tensors.storage.TypedStorage": "torch.storage.TypedStorage",
+    "autodiff.engine.tensors.storage.UntypedStorage": "torch.storage.UntypedStorage",
     "autodiff.engine.tensors.tensor.BoolTensor": "torch.BoolTensor",
     "autodiff.engine.tensors.tensor.DoubleTensor": "torch.DoubleTensor",
     "autodiff.engine.tensors.tensor.FloatTensor": "torch.FloatTensor",

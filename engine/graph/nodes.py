@@ -212,7 +212,7 @@ def record_outputs(op, arrays, inputs, params=None) -> tuple:
 def _made_view(view, data, base, grad_enabled: bool) -> None:
     if type(base.array) is not np.ndarray:
         # a 0-d base kept as a NumPy scalar: it gets a 0-d array for its views to share
-        storage = base.storage()
+        storage = base.own_array()
         view.array = storage.reshape(data.shape) if data.size == 1 else \
             np.lib.stride_tricks.as_strided(storage, data.shape, (0,) * data.ndim)
     elif type(data) is np.ndarray and not data.shape:

@@ -214,7 +214,7 @@ def tensor_array(t) -> np.ndarray:
     if t.requires_grad and is_grad_enabled():
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                            "tensor.detach().numpy() instead.")
-    return t.storage()  # a 0-d tensor keeps a NumPy scalar until something shares it
+    return t.own_array()  # a 0-d tensor keeps a NumPy scalar until something shares it
 
 
 def to_numpy(t) -> ndarray:

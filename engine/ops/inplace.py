@@ -520,7 +520,7 @@ def fill_(a, value, entry=FILL):
                                f"{value.array.ndim} dimensions.")
         return _write_whole(a, value, FILL_TENSOR)
     check_fill_value(value, a.array.dtype)
-    a.storage()[...] = value
+    a.own_array()[...] = value
     return recorded_write(a, entry, (a,))
 
 
@@ -534,7 +534,7 @@ def zero_(a):
         a._bump_version()
         return a
     check_inplace(a)
-    a.storage().fill(0)  # (0 fits every dtype: fill_'s value checks are not needed)
+    a.own_array().fill(0)  # (0 fits every dtype: fill_'s value checks are not needed)
     return recorded_write(a, ZERO, (a,))
 
 
@@ -571,7 +571,7 @@ def _write_whole(a, value, entry):
         check_no_partial_overlap(a, value)
         check_result_fits(a, (value,))  # (its shape error; the sizes that differ come below)
         check_broadcast(a.array.shape, np.shape(source), a.array.dtype)
-    a.storage()[...] = source
+    a.own_array()[...] = source
     return recorded_write(a, entry, (a, value))
 
 
@@ -690,7 +690,7 @@ def _index_put(a, key, value, number):
     else:
         source = value if number else value.array
     try:
-        a.storage()[key] = source
+        a.own_array()[key] = source
     except (IndexError, ValueError, TypeError) as exc:
         message = str(exc).replace("axis", "dimension")
         # (NumPy words a mask's mismatch its own way: torch checks every index kind alike)
@@ -714,7 +714,7 @@ def _one_mask(key) -> bool:
 def _write_through_view(a, take_part, write):
     """`a[key] = value` as torch's indexing does it: a write (fill_, copy_ or index_put_) into
     the view take_part() of a; the base then records CopySlices around that."""
-    a.storage()
+    a.own_array()
     part = take_part()
     whole = write(part)
     if a._base is not None and a.grad_fn is not None and whole._base is a._base \

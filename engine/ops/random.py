@@ -136,7 +136,7 @@ def _fill_(t, draw, entry):
     """Overwrite t with draw(count, contiguous, order): values for its elements in memory
     order, as torch's kernels walk a strided tensor (order: its axes, largest stride first)."""
     check_internal_overlap(t)  # (torch's kernel checks it, after the arguments)
-    target = t.storage()
+    target = t.own_array()
     order = sorted(range(target.ndim), key=lambda d: -abs(target.strides[d]))
     walk = target.transpose(order)
     walk[...] = draw(target.size, target.flags.c_contiguous, order).reshape(walk.shape)

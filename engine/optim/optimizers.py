@@ -28,14 +28,14 @@ def _scalar(value, like: np.ndarray):
 
 def _write(param: Tensor, value: np.ndarray) -> None:
     """An in-place update of a parameter: same storage, version counter moved."""
-    param.storage()[...] = value
+    param.own_array()[...] = value
     param._bump_version()
 
 
 def _add_scaled(params: list, directions: list, alpha: float) -> None:
     """p.add_(d, alpha=alpha) for each parameter, in place. Parameters of one dtype are done
     as one array: one fused multiply-add (and one check of its rounding) for them all."""
-    targets = [p.storage() for p in params]
+    targets = [p.own_array() for p in params]
     dtype = targets[0].dtype
     if len(targets) > 1 and all([x.dtype == dtype for x in targets]):
         flat = np.concatenate([x.reshape(-1) for x in targets])
@@ -200,7 +200,7 @@ class SGD(Optimizer):
 
     def _direction(self, p: Tensor, g, group: dict):
         """The step before the learning rate: weight decay, then momentum (torch's order)."""
-        x = p.storage()
+        x = p.own_array()
         decay, momentum = group["weight_decay"], group["momentum"]
         if decay != 0:
             g = fma(x, _scalar(decay, x), g)
@@ -211,9 +211,9 @@ class SGD(Optimizer):
         if buf is None:
             buf = state["momentum_buffer"] = Tensor._wrap(np.array(g, dtype=x.dtype))
         else:
-            b = buf.storage()
+            b = buf.own_array()
             fma(g, _scalar(1 - group["dampening"], x), b * _scalar(momentum, x), out=b)
-        b = buf.storage()
+        b = buf.own_array()
         return fma(b, _scalar(momentum, x), g) if group["nesterov"] else b
 
 
@@ -249,8 +249,8 @@ class Adam(Optimizer):
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         m = _lerp(np.asarray(exp_avg.array), g, _scalar(1 - beta1, x))
         v = fma(_scalar(1 - beta2, x) * g, g, np.asarray(exp_avg_sq.array) * _scalar(beta2, x))
-        exp_avg.storage()[...] = m
-        exp_avg_sq.storage()[...] = v
+        exp_avg.own_array()[...] = m
+        exp_avg_sq.own_array()[...] = v
         step = float(step)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
@@ -259,7 +259,7 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             largest = state["max_exp_avg_sq"]
             v = np.maximum(np.asarray(largest.array), v)
-            largest.storage()[...] = v
+            largest.own_array()[...] = v
         denom = np.sqrt(v) / _scalar(bias_correction2_sqrt, x) + _scalar(group["eps"], x)
         _write(p, x + (_scalar(-step_size, x) * m) / denom)
 
@@ -298,17 +298,17 @@ class RMSprop(Optimizer):
         alpha, lr = group["alpha"], group["lr"]
         if group["weight_decay"] != 0:
             g = fma(x, _scalar(group["weight_decay"], x), g)
-        square_avg = state["square_avg"].storage()
+        square_avg = state["square_avg"].own_array()
         square_avg[...] = fma(_scalar(1 - alpha, x) * g, g, square_avg * _scalar(alpha, x))
         if group["centered"]:
-            grad_avg = state["grad_avg"].storage()
+            grad_avg = state["grad_avg"].own_array()
             grad_avg[...] = _lerp(grad_avg, g, _scalar(1 - alpha, x))
             avg = np.sqrt(fma(-grad_avg, grad_avg, square_avg))
         else:
             avg = np.sqrt(square_avg)
         avg = avg + _scalar(group["eps"], x)
         if group["momentum"] > 0:
-            buf = state["momentum_buffer"].storage()
+            buf = state["momentum_buffer"].own_array()
             buf[...] = buf * _scalar(group["momentum"], x) + g / avg
             _write(p, fma(buf, _scalar(-lr, x), x))
         else:

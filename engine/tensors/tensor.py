@@ -14,7 +14,7 @@ import numpy as np
 
 from ..graph import calls as autograd, nodes as graph
 from ..core import devices, dtypes, inference
-from . import hooks
+from . import hooks, storage as tensor_storage
 from ..ops import (
     activation as ops_activation,
     arith as ops_arith,
@@ -281,17 +281,36 @@ class Tensor(metaclass=_TensorType):
                     "its gradient may break downstream systems that assume they match.")
         self._grad = value
 
-    def storage(self) -> np.ndarray:
+    def own_array(self) -> np.ndarray:
         """The writable array behind this tensor (a 0-d value becomes a 0-d array)."""
         array = self.array
         if type(array) is not np.ndarray:
             array = self.array = np.array(array)
         return array
 
+    # --- storage (engine/tensors/storage.py) ----------------------------------------------
+    def storage(self):
+        return tensor_storage.typed_storage(self)
+
+    def untyped_storage(self):
+        return tensor_storage.untyped_storage(self)
+
+    def storage_offset(self) -> int:
+        return tensor_storage.storage_offset(self)
+
+    def data_ptr(self) -> int:
+        return tensor_storage.data_ptr(self)
+
+    def element_size(self) -> int:
+        return self.array.dtype.itemsize
+
+    resize_ = tensor_storage.resize_
+    resize = tensor_storage.resize
+
     @property
     def data(self) -> "Tensor":
         """A detached tensor sharing this one's storage: changes to it bypass autograd."""
-        alias = _alias(self.storage())
+        alias = _alias(self.own_array())
         if inference.TENSORS:
             inference.inherit(alias, self)
         return alias
@@ -481,7 +500,7 @@ class Tensor(metaclass=_TensorType):
 
     def detach(self) -> "Tensor":
         # same storage and version counter, but not an autograd view: in place is allowed
-        detached = _alias(self.storage())
+        detached = _alias(self.own_array())
         if self._vc is None:
             self._vc = [0]
         detached._vc = self._vc
@@ -530,6 +549,8 @@ class Tensor(metaclass=_TensorType):
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
         "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement", "is_contiguous",
+        "storage", "untyped_storage", "storage_offset", "data_ptr", "element_size", "resize_",
+        "resize",
         "_version"}  # (an int; tutorials show it counting in-place changes)
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
     _tg_type_name = "torch._C.TensorBase"  # as torch's own errors name the type

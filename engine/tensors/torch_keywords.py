@@ -77,7 +77,7 @@ def _into(out, name: str, function, args: list, kwargs: dict, bound: tuple):
         out.array = result.array.astype(wanted)
     else:
         check_internal_overlap(out)
-        np.copyto(out.storage(), result.array, casting="unsafe")
+        np.copyto(out.own_array(), result.array, casting="unsafe")
     out._bump_version()
     return out
 
