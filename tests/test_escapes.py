@@ -25,7 +25,7 @@ DUNDER_CHAINS = [
     "(1).__class__.__reduce__", "(1.5).__class__.__module__", "True.__class__.__qualname__", "None.__class__.__call__",
     "f.__globals__", "f.__code__", "f.__closure__", "f.__builtins__", "f.__defaults__",
     "isinstance.__self__", "str.__dict__", "list.__dict__", "t._grad", "t.array",
-    "y.grad_fn.op", "y.grad_fn.saved", "y.grad_fn.params", "t.dtype.np", "t.storage",
+    "y.grad_fn.op", "y.grad_fn.saved", "y.grad_fn.params", "t.dtype.np", "t.own_array",
     "str.format", "t.__reduce__", "t.__reduce_ex__(2)", "t.__getattribute__('array')",
     "torch.Tensor._wrap", "torch.tensor.__code__", "(t.sum).__func__",
 ]
@@ -287,7 +287,23 @@ STANDARD = ["import sys\nsys.path.append('x')", "import sys\nprint(sys.stdout._r
             "import warnings\nwarnings.showwarning = print", "import warnings\nwarnings.warn.__closure__",
             "import warnings\nwarnings.catch_warnings()", "import string\nstring.Formatter().get_field('a', [], {})",
             "import random\nrandom.Random(1)._randbelow(3)", "import random\nrandom.randbytes(10 ** 9)"]
-ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
+# a tensor's storages: their memory, their class and the engine's helpers stay out of reach
+STORAGE = ["t.storage().__class__.__subclasses__()", "t.storage()._array", "t.storage()._tensor",
+           "t.untyped_storage()._array", "t.storage().__class__.__mro__", "t.storage().__dict__",
+           "t.storage().__init__.__globals__", "t.storage().tolist.__self__",
+           "type(t.storage()).__init__", "t.storage().__class__._title", "t.storage()._index(0)",
+           "getattr(t.storage(), '_array')", "t.storage().__getitem__.__globals__",
+           "t.untyped_storage().__class__.__base__", "t.untyped_storage().__class__.__bases__",
+           "t.storage().__reduce__()", "t.storage().__setitem__(0, 1)", "t.storage()._slices",
+           "type(t.storage()).size(print)", "type(t.untyped_storage()).tolist(math)",
+           "t.storage().fill_(1)", "t.storage().untyped()", "t.storage().share_memory_()",
+           "t.untyped_storage().from_file('x')", "t.storage().from_file('x')",
+           "t.resize_.__func__", "t.data_ptr.__self__", "t.storage().size.__self__",
+           "t.storage().device.__class__.__mro__", "t.storage().dtype.np",
+           "'{0._array}'.format(t.storage())", "f'{t.storage().__class__.__dict__}'",
+           "t.storage().data_ptr.__globals__", "t.storage().pickle_storage_type()",
+           "type(t.storage())(t)", "t.untyped_storage().__class__([1])", "type(t.storage())._over(t)"]
+ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("storage", e) for e in STORAGE] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]

@@ -72,7 +72,8 @@ def storage_array(t) -> np.ndarray:
     if array.size == 0:
         return array.reshape(0)
     # the element at the lowest address first, then the span read in memory order
-    first = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides)]
+    first = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in array.strides)
+                  + (Ellipsis,)]  # (a view even of a 0-d array)
     low, high = _bounds(array)
     return np.lib.stride_tricks.as_strided(first, ((high - low) // array.itemsize,),
                                            (array.itemsize,))
@@ -117,8 +118,18 @@ class _Storage(metaclass=TorchClass):
 
     __slots__ = ("_array",)
 
-    def __init__(self, array: np.ndarray) -> None:
-        self._array = array
+    def __init__(self, *args, **kwargs) -> None:
+        # (a program's `type(s)(...)`: torch makes a storage of its own from data)
+        from ..core.unsupported import Unsupported  # noqa: PLC0415 - the error path only
+
+        raise Unsupported(f"torch.{type(self).__name__}(...)")
+
+    @classmethod
+    def _over(cls, array: np.ndarray) -> "_Storage":
+        """The storage over `array` (the engine's only way to make one)."""
+        made = object.__new__(cls)
+        made._array = array
+        return made
 
     def _index(self, index) -> int:
         if isinstance(index, slice):
@@ -203,11 +214,11 @@ class UntypedStorage(_Storage):
 
 def typed_storage(t) -> TypedStorage:
     warn_once(TYPED_STORAGE_WARNING, stacklevel=3)
-    return TypedStorage(storage_array(t))
+    return TypedStorage._over(storage_array(t))
 
 
 def untyped_storage(t) -> UntypedStorage:
-    return UntypedStorage(storage_array(t).view(np.uint8))
+    return UntypedStorage._over(storage_array(t).view(np.uint8))
 
 
 # --- resize ---------------------------------------------------------------------------------
