@@ -52,7 +52,7 @@ OWN_OBJECTS = {
         "class A:\n    pass\nA.helper = torch\nA.hub = 1\nprint(A.helper.hub)\n"),
     "a name spelt out in a string": ('name = "os"\nprint(torch.os.getcwd())\n'),
     "a name spelt out in a string, on a tensor": (
-        'name = "untyped_storage"\nprint(torch.ones(1).untyped_storage())\n'),
+        'name = "storage_type"\nprint(torch.ones(1).storage_type())\n'),
     "a torch class's own member through a string": (
         'name = "register_state_dict_pre_hook"\nimport torch.nn as nn\n'
         "print(nn.Linear(1, 1).register_state_dict_pre_hook)\n"),
