@@ -140,6 +140,13 @@ for sizes in ((7,), (2, 4), (4, 2, 1)):
         r.resize(*sizes)
     except RuntimeError as e:
         print(e)
+""", "reassigned": """
+import torch
+x = torch.arange(6.)
+y = x[2:]
+x.data = torch.zeros(3)
+print(y.storage_offset(), y.storage().size(), y.storage().data_ptr() == x.storage().data_ptr())
+print(y.data_ptr() == y.storage().data_ptr() + y.storage_offset() * y.element_size(), y.storage())
 """}
 
 _WARNING = re.compile(r"UserWarning: .*")
@@ -213,3 +220,10 @@ def test_resize_of_a_tensor_that_requires_grad_is_not_supported():
     _, err, result = _run("x = torch.ones(4, requires_grad=True)\nx.resize(2, 2)\n")
     assert result.error is not None and result.error.error_class == "NotImplementedError"
     assert "non-inplace resize is deprecated" in err
+
+
+def test_a_view_left_behind_by_a_grown_resize_is_not_supported():
+    # torch's view sees the grown storage; ours still has the old memory: said, not guessed
+    _, _, result = _run("x = torch.arange(6.)\ny = x[2:]\nx.resize_(10)\nprint(y.storage_offset())\n")
+    assert result.error is not None and result.error.error_class == "NotImplementedError"
+    assert "resize_" in result.error.message

@@ -57,18 +57,36 @@ def _resized_buffer(root) -> np.ndarray | None:
     if entry is None or entry[0]() is not root:
         return None
     buffer = entry[1]
-    low, high = _bounds(root.own_array())
-    start, end = _bounds(buffer)
-    return buffer if start <= low and (high <= end or root.array.size == 0) else None
+    return buffer if _within(root.own_array(), buffer) else None
 
 
 def storage_array(t) -> np.ndarray:
     """The 1-d array of `t`'s whole storage (writable where the tensor is)."""
     root = _root(t)
     buffer = _resized_buffer(root)
-    if buffer is not None:
-        return buffer
-    array = root.own_array()
+    if buffer is None:
+        buffer = _span(root.own_array())
+    if root is not t and not _within(t.own_array(), buffer):
+        # a view whose base got other memory since (`base.data = ...`, a grown resize_)
+        if id(root) in RESIZED:
+            from ..core.unsupported import Unsupported  # noqa: PLC0415 - the rare path only
+
+            raise Unsupported("the storage of a view made before its base's resize_ grew it")
+        owner = t.own_array()
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        return _span(owner)
+    return buffer
+
+
+def _within(array: np.ndarray, buffer: np.ndarray) -> bool:
+    low, high = _bounds(array)
+    start, end = _bounds(buffer)
+    return start <= low and high <= end or array.size == 0
+
+
+def _span(array: np.ndarray) -> np.ndarray:
+    """The memory `array` spans, as a 1-d array from its lowest address."""
     if array.size == 0:
         return array.reshape(0)
     # the element at the lowest address first, then the span read in memory order
@@ -243,7 +261,8 @@ def _sizes(name: str, sizes) -> tuple:
 def resize_(t, *sizes):
     """torch's resize_: the tensor becomes contiguous of `sizes` at its storage offset; its
     storage grows when it must (keeping its elements; new ones are zeros here, torch's are
-    uninitialised) and never shrinks."""
+    uninitialised) and never shrinks. A growth moves the tensor and its base to the new
+    memory; other views of the base keep the old (torch's see the new storage)."""
     from ..core.session import check_allocation  # noqa: PLC0415
 
     shape = _sizes("resize_", sizes)
