@@ -100,6 +100,8 @@ OWN_OBJECTS = {
 # what gets through to its last line, and why that is harmless: each takes nothing of the host
 # (autodiff refuses them for being outside its narrower model of these objects)
 HARMLESS = {
+    "sandbox storage: t.untyped_storage().__class__([1])":
+        "torch's UntypedStorage made from a list of bytes: data only",
     "sandbox data: torch.utils.data.DataLoader(torch.utils.data.TensorDataset(t), 1, "
     "collate_fn=print)": "a builtin of the language passed as a callback",
     "sandbox nn: torch.nn.Linear(2, 1).state_dict().move_to_end":
