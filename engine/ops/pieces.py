@@ -1,4 +1,5 @@
-"""Pieces, repeats and triangles: split/chunk, narrow, index_select, repeat, hstack/vstack,
+"""Pieces, repeats and triangles: split/chunk, narrow, index_select, repeat, repeat_interleave,
+hstack/vstack,
 view_as/reshape_as/type_as, diag, tril/triu, trace.
 
 Rules are torch's backward formulas with the same ops (split_backward's cat,
@@ -13,10 +14,10 @@ import builtins
 import numpy as np
 
 from ..graph.nodes import NUMBERS, record, record_outputs
-from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_arg
+from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_arg, type_word
 from .einsum import _diagonal_array
 from .index import slice_dim
-from .shape import cat, reshape, to_dtype, unsqueeze, view
+from .shape import CLONE, cat, expand, flatten, reshape, to_dtype, unsqueeze, view
 from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
 from ..core.session import check_allocation
 
@@ -231,6 +232,79 @@ def repeat(a, *repeats):
     check_allocation(target, x.dtype)
     out = np.tile(x.reshape(padded), repeats)
     return record(REPEAT, out, (a,), {"repeats": repeats, "shape": x.shape})
+
+
+# === repeat_interleave ===========================================================================
+#
+# Composed as torch composes it: an int repeats unsqueezes, expands, clones and views
+# (ViewBackward0); a tensor of repeats picks with index_select (IndexSelectBackward0).
+
+def _repeated_positions(counts, output_size, single: bool):
+    """torch.repeat_interleave(repeats): each position i, counts[i] times."""
+    c = counts.array
+    if c.ndim != 1 and single or c.ndim > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat" if single else
+                           "repeats must be 0-dim or 1-dim tensor")
+    if c.dtype.kind not in "iu" or c.dtype == np.bool_:
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{type_word(c.dtype)}'")
+    c = c.reshape(-1).astype(np.int64)
+    if c.size and c.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    total = int(c.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    check_allocation((total,), np.int64)
+    return np.repeat(np.arange(c.size, dtype=np.int64), c)
+
+
+def _int_arg(value, name: str):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ArgumentTypeError(name, "int", value)
+
+
+@exposes(functions=("repeat_interleave",))
+def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
+    _int_arg(dim, "dim")
+    _int_arg(output_size, "output_size")
+    if repeats is None:  # torch.repeat_interleave(repeats): the positions, repeated
+        return type(a)._wrap(_repeated_positions(a, output_size, True))
+    tensor = hasattr(repeats, "_grad_fn")
+    if not tensor:
+        _int_arg(repeats, "repeats")
+    if dim is None:
+        a, dim = flatten(a), 0
+    x = a.array
+    if not tensor:
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        d = dims(dim, x.ndim)[0]
+        wanted = x.shape[d] * repeats if x.ndim else repeats
+        if output_size is not None and output_size != wanted:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {wanted} but "
+                               f"got {output_size}")
+        u = unsqueeze(a, d + 1)
+        shape = list(u.array.shape)
+        shape[d + 1] = repeats
+        check_allocation(tuple(shape), x.dtype)
+        e = expand(u, tuple(shape))
+        c = record(CLONE, np.array(e.array, order="C", copy=True), (e,))
+        return view(c, x.shape[:d] + (wanted,) + x.shape[d + 1:])
+    counts = repeats.array
+    d = dims(dim, x.ndim)[0]
+    if counts.ndim <= 1 and counts.size == 1 and x.ndim and x.shape[d] != 1:
+        repeats = type(repeats)._wrap(np.full(x.shape[d], counts.reshape(-1)[0], counts.dtype))
+    elif counts.ndim <= 1 and x.ndim and counts.size != x.shape[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.size} and input.size({d}) = {x.shape[d]}")
+    index = type(a)._wrap(_repeated_positions(repeats, output_size, False))
+    return index_select(a, d, index)
+
+
+@exposes(methods=("repeat_interleave",))
+def repeat_interleave_method(a, repeats, dim=None, *, output_size=None):
+    """Tensor.repeat_interleave: its repeats are not optional (no single-tensor form)."""
+    return repeat_interleave(a, repeats, dim, output_size=output_size)
 
 
 # === the shape and dtype of another tensor ======================================================
