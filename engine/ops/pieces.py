@@ -1,5 +1,5 @@
-"""Pieces, repeats and triangles: split/chunk, narrow, index_select, repeat, repeat_interleave,
-hstack/vstack,
+"""Pieces, repeats and triangles: split/chunk, narrow, index_select, index_copy/index_add/
+index_fill, repeat, repeat_interleave, hstack/vstack,
 view_as/reshape_as/type_as, diag, tril/triu, trace.
 
 Rules are torch's backward formulas with the same ops (split_backward's cat,
@@ -18,7 +18,7 @@ from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_a
 from .einsum import _diagonal_array
 from .index import slice_dim
 from .shape import CLONE, cat, expand, flatten, reshape, to_dtype, unsqueeze, view
-from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
+from .registry import METHOD_IN_PLACE, OWN_IN_PLACE, Check, Family, any_, no_in_place
 from ..core.session import check_allocation
 
 family = Family("Pieces, repeats and triangles", inplace=no_in_place(
@@ -142,11 +142,12 @@ INDEX_SELECT = op("IndexSelectBackward0",
                   formulas=("g added at index (repeats add up)",),
                   check=Check(lambda a: a.index_select(1, _long(a, [2, 0, 2])), (any_(2, 3),)),
                   saves="p")
-INDEX_ADD = op("IndexAddBackward0", lambda F, g, out, zeros, source, dim, index: g,
-               lambda F, g, out, zeros, source, dim, index: F.index_select(g, dim, index),
-               explain="the gradient of index_select, as an op of its own: g added at index "
-                       "into zeros; its own gradient selects again",
-               formulas=("g", "g selected at index"),
+INDEX_ADD = op("IndexAddBackward0", lambda F, g, out, a, source, dim, index, alpha=1, shape=None: g,
+               lambda F, g, out, a, source, dim, index, alpha=1, shape=None: _source_grad(
+                   F, g, shape, dim, index, alpha),
+               explain="index_add adds source's slices at index (index_select's gradient is "
+                       "one, into zeros): a gets g, source g selected at index",
+               formulas=("g", "g selected at index (times alpha)"),
                check=Check(lambda a: a.index_select(0, _long(a, [1, 1])) ** 2, (any_(2, 3),)),
                saves="p")
 
@@ -232,6 +233,207 @@ def repeat(a, *repeats):
     check_allocation(target, x.dtype)
     out = np.tile(x.reshape(padded), repeats)
     return record(REPEAT, out, (a,), {"repeats": repeats, "shape": x.shape})
+
+
+# === index_copy, index_add, index_fill ===========================================================
+
+def _as_index(g, index):
+    """An index array as index_select's word takes it: a tensor under create_graph."""
+    return type(g)._wrap(index) if hasattr(g, "_grad_fn") else index
+
+
+def _source_grad(F, g, shape, dim, index, alpha=1):
+    """torch's source gradient of index_copy/index_add: g at index, expanded to source's
+    shape (None: index_select's own gradient, already of that shape)."""
+    picked = F.index_select(g, dim, _as_index(g, index))
+    if alpha != 1:
+        picked = picked * alpha
+    if shape is None or len(shape) != len(picked.shape):
+        return picked  # (a 0-d source: the engine sums the one element back)
+    return F.expand(picked, shape)
+
+
+def _index_fill_array(g, dim, index, value):
+    out = np.array(g, copy=True)
+    if out.ndim:
+        out[(slice(None),) * dim + (index,)] = value
+    elif index.size:
+        out[()] = value
+    return out
+
+
+INDEX_FILL_NUMBER = op(
+    "IndexFillBackward0", lambda F, g, out, a, dim, index, value: F.index_fill(g, dim, index, 0),
+    explain="index_fill writes a number at index along a dim: the old values there get nothing",
+    formulas=("g, 0 where filled",), saves="p",
+    check=Check(lambda a: a.index_fill(1, _long(a, [2, 0]), 1.5), (any_(2, 3),)))
+INDEX_FILL_TENSOR = op(
+    "IndexFillBackward1", lambda F, g, out, a, value, dim, index: F.index_fill(g, dim, index, 0),
+    lambda F, g, out, a, value, dim, index: F.sum_all(F.index_select(g, dim, _as_index(g, np.unique(index)))),
+    explain="index_fill with a 0-d tensor v: v gets the sum of g over the filled slices",
+    formulas=("g, 0 where filled", "Σ g at the (distinct) indices"), saves="p",
+    check=Check(lambda a, v: a.index_fill(0, _long(a, [1, 1]), v), (any_(3, 2), any_())))
+INDEX_COPY = op(
+    "IndexCopyBackward0",
+    lambda F, g, out, a, source, dim, index, shape: F.index_fill(g, dim, index, 0),
+    lambda F, g, out, a, source, dim, index, shape: _source_grad(F, g, shape, dim, index),
+    saves="p",
+    explain="index_copy writes source's slices at index along a dim: a keeps g elsewhere, "
+            "source gets g at index",
+    formulas=("g, 0 at index", "g selected at index"),
+    check=Check(lambda a, s: a.index_copy(1, _long(a, [2, 0]), s), (any_(2, 3), any_(2, 2))))
+
+
+@word("index_fill", _index_fill_array)
+def _index_fill_word(g, dim, index, value):
+    return record(INDEX_FILL_NUMBER, _index_fill_array(g.array, dim, index, value), (g,),
+                  {"dim": dim, "index": index, "value": value})
+
+
+def _index_positions(name: str, x, d: int, idx, kinds: str, negative: bool, copy: bool):
+    """index as int64 positions along d, with torch's checks for `name`."""
+    i = idx.array
+    if copy:
+        if i.ndim > 1:
+            raise IndexError(f"{name}(): Index should have dimension 1 or 0 (got {i.ndim})")
+        if i.dtype != np.int64:
+            raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                               f"{type_word(i.dtype)}")
+    elif name == "index_add_":
+        if i.ndim > 1:
+            raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                             f"{i.ndim} with type: {type_word(i.dtype)} and size: "
+                             f"{list(i.shape)}")
+        if i.dtype not in (np.int32, np.int64):
+            raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                               f"{type_word(i.dtype)}")
+    else:
+        if i.ndim > 1:
+            raise RuntimeError("Index has to be a vector/scalar")
+        if i.dtype != np.int64:
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    return i.reshape(-1).astype(np.int64)
+
+
+def _bounds(prefix: str, idx, size: int, d: int, negative: bool):
+    for k in idx:
+        if not (-size <= k < size if negative else 0 <= k < size):
+            raise IndexError(f"{prefix}index {k} is out of bounds for dimension {d} with size "
+                             f"{size}")
+    return np.where(idx < 0, idx + size, idx) if negative else idx
+
+
+def _tensor_arg(name: str, value):
+    if not hasattr(value, "_grad_fn"):
+        raise ArgumentTypeError(name, "Tensor", value)
+
+
+@exposes(INDEX_COPY, functions=("index_copy",), methods=("index_copy",), inplace=OWN_IN_PLACE)
+def index_copy(a, dim, index, source):
+    _tensor_arg("index", index)
+    _tensor_arg("source", source)
+    x, src = a.array, source.array
+    d = dims(dim, x.ndim)[0]
+    idx = _index_positions("index_copy_", x, d, index, "l", False, True)
+    if x.ndim and src.ndim and x.ndim != src.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({src.ndim}), "
+                         f"destination dimensionality ({x.ndim})")
+    if x.ndim and src.ndim:
+        for k, (m, n) in enumerate(zip(x.shape[:d] + x.shape[d + 1:],
+                                       src.shape[:d] + src.shape[d + 1:])):
+            if m != n:
+                raise RuntimeError(f"index_copy_(): Source/destination tensor must have same "
+                                   f"slice shapes. Destination slice shape: {m} at dimension {k} "
+                                   f"and source slice shape: {n} at dimension {k}.")
+    count = src.shape[d] if src.ndim else 1
+    if idx.size != count:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({count})")
+    if x.dtype != src.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {type_word(x.dtype)} and (source) "
+                           f"{type_word(src.dtype)}")
+    idx = _bounds("index_copy_(): ", idx, x.shape[d] if x.ndim else 1, d, False)
+    out = np.array(x, copy=True)
+    if x.ndim:
+        out[(slice(None),) * d + (idx,)] = src if src.ndim else src.reshape((1,) * x.ndim)
+    else:
+        out[()] = src.reshape(())
+    return record(INDEX_COPY, out, (a, source), {"dim": d, "index": idx, "shape": src.shape})
+
+
+@exposes(INDEX_ADD, functions=("index_add",), methods=("index_add",), inplace=OWN_IN_PLACE)
+def index_add(a, dim, index, source, *, alpha=1):
+    _tensor_arg("index", index)
+    _tensor_arg("source", source)
+    x, src = a.array, source.array
+    d = dims(dim, x.ndim)[0]
+    idx = _index_positions("index_add_", x, d, index, "il", False, False)
+    count = src.shape[d] if src.ndim else 1
+    if idx.size != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {d}")
+    if x.dtype != src.dtype:
+        raise RuntimeError(f"index_add_(): self ({type_word(x.dtype)}) and source "
+                           f"({type_word(src.dtype)}) must have the same scalar type")
+    if x.ndim and (src.ndim != x.ndim or src.shape[:d] + src.shape[d + 1:] !=
+                   x.shape[:d] + x.shape[d + 1:]):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(src.shape)}")
+    try:
+        idx = _bounds("", idx, x.shape[d] if x.ndim else 1, d, False)
+    except IndexError as e:
+        raise RuntimeError(str(e)) from None
+    scale = alpha if x.dtype.kind == "f" else int(alpha)
+    out = np.array(x, copy=True)
+    added = src * np.asarray(scale, x.dtype) if scale != 1 else src
+    if x.ndim:
+        np.add.at(out, (slice(None),) * d + (idx,), added)
+    else:
+        out = out + added.reshape(())
+    params = {"dim": d, "index": idx, "shape": src.shape}
+    if alpha != 1:
+        params["alpha"] = alpha
+    return record(INDEX_ADD, np.asarray(out, x.dtype), (a, source), params)
+
+
+@exposes(INDEX_FILL_NUMBER, INDEX_FILL_TENSOR, functions=("index_fill",),
+         methods=("index_fill",), inplace=OWN_IN_PLACE)
+def index_fill(a, dim, index, value):
+    _tensor_arg("index", index)
+    tensor = hasattr(value, "_grad_fn")
+    if not tensor and (not isinstance(value, (int, float, bool)) or value is None):
+        raise ArgumentTypeError("value", "Number", value)
+    x = a.array
+    d = dims(dim, x.ndim)[0]
+    idx = _index_positions("index_fill_", x, d, index, "l", True, False)
+    if tensor and value.array.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.array.ndim} dimension(s).")
+    idx = _bounds("", idx, x.shape[d] if x.ndim else 1, d, True)
+    fill = value.array if tensor else value
+    out = _index_fill_array(x, d, idx, np.asarray(fill).astype(x.dtype))
+    if tensor:
+        return record(INDEX_FILL_TENSOR, out, (a, value), {"dim": d, "index": idx})
+    return record(INDEX_FILL_NUMBER, out, (a,), {"dim": d, "index": idx, "value": value})
+
+
+def _written(name: str, forward):
+    def method(a, *args, **kwargs):
+        from .inplace import check_inplace, inplace  # noqa: PLC0415 - (that family comes later)
+
+        check_inplace(a)
+        return inplace(a, forward(a, *args, **kwargs), checked=True)
+    method.__name__ = method.__qualname__ = name
+    method.__wrapped__ = forward
+    return method
+
+
+for _name, _forward in (("index_copy_", index_copy), ("index_add_", index_add),
+                        ("index_fill_", index_fill)):
+    exposes(methods=(_name,))(_written(_name, _forward))
 
 
 # === repeat_interleave ===========================================================================
