@@ -432,13 +432,17 @@ def _convolve_transposed(input, weight, bias, stride, padding, output_padding, g
         ("dilation", dilation))}
     if w.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
-    for name, values in args.items():
-        if w.ndim - 2 != n:
+    for name, values in args.items():  # (a 1-d one's single values stretch, as conv1d's)
+        if len(set(values)) > 1 and w.ndim - 2 != n or n > 1 and w.ndim - 2 != n:
             raise RuntimeError(f"expected {name} to be a single integer value or a list of "
                                f"{w.ndim - 2} values to match the convolution dimensions, but "
                                f"got {name}={list(values)}")
     stride, pads, extra, dilation = (args[k] for k in ("stride", "padding", "output_padding",
                                                        "dilation"))
+    if w.ndim != n + 2:
+        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+                           f"{_sizes(w.shape)}, but got {x.ndim + unbatched}-dimensional input "
+                           f"of size {_sizes((1,) + x.shape if unbatched else x.shape)} instead")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in pads):

@@ -363,6 +363,17 @@ def index_copy(a, dim, index, source):
     return record(INDEX_COPY, out, (a, source), {"dim": d, "index": idx, "shape": src.shape})
 
 
+def _fused_add_at(out, d, idx, src, alpha):
+    """out[idx[k]] += alpha * src[k] along d, one index at a time, each step rounded once
+    (torch adds with alpha as a fused multiply-add): computed wider, then rounded."""
+    wide = np.longdouble if out.dtype == np.float64 else np.float64
+    lead = (slice(None),) * d
+    for k, i in enumerate(idx):
+        here = lead + (i,)
+        out[here] = (out[here].astype(wide) + wide(alpha) * src[lead + (k,)].astype(wide)
+                     ).astype(out.dtype)
+
+
 @exposes(INDEX_ADD, functions=("index_add",), methods=("index_add",), inplace=OWN_IN_PLACE)
 def index_add(a, dim, index, source, *, alpha=1):
     _tensor_arg("index", index)
@@ -388,11 +399,13 @@ def index_add(a, dim, index, source, *, alpha=1):
         raise RuntimeError(str(e)) from None
     scale = alpha if x.dtype.kind == "f" else int(alpha)
     out = np.array(x, copy=True)
-    added = src * np.asarray(scale, x.dtype) if scale != 1 else src
-    if x.ndim:
-        np.add.at(out, (slice(None),) * d + (idx,), added)
+    if x.ndim and scale != 1 and x.dtype.kind == "f":
+        _fused_add_at(out, d, idx, src, scale)
+    elif x.ndim:
+        np.add.at(out, (slice(None),) * d + (idx,), src * np.asarray(scale, x.dtype)
+                  if scale != 1 else src)
     else:
-        out = out + added.reshape(())
+        out = out + (src * np.asarray(scale, x.dtype)).reshape(())
     params = {"dim": d, "index": idx, "shape": src.shape}
     if alpha != 1:
         params["alpha"] = alpha
