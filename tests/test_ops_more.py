@@ -521,3 +521,24 @@ def test_programs_print_what_torch_prints(torch, name):
         exec(compile(text, "<program>", "exec"), {})
     address = re.compile(r"0x[0-9a-f]+")
     assert address.sub("0x", out.getvalue()) == address.sub("0x", expected.getvalue())
+
+
+def test_trace_gradient_is_index_fills_node_as_in_torch(torch):
+    """trace's gradient is written by index_fill_ with a 0-d tensor: the same entry as
+    index_fill's, down to the third order."""
+    x = np.random.default_rng(3).standard_normal((3, 4))
+    results = []
+    for lib in (at, torch):
+        leaf = lib.tensor(x.tolist(), dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad((leaf * leaf).trace() ** 2, (leaf,), create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), (leaf,), create_graph=True)
+        (k,) = lib.autograd.grad((h ** 3).sum(), (leaf,))
+        chain, node = [], g.grad_fn
+        while node is not None:
+            chain.append(node.name())
+            node = next((f for f, _ in node.next_functions if f is not None), None)
+        results.append((chain, _np(g), _np(h), _np(k)))
+    assert results[0][0] == results[1][0]
+    assert "IndexFillBackward1" in results[0][0]
+    for a, t in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(a, t, rtol=1e-12)

@@ -1,5 +1,5 @@
-"""Convolution and pooling modules: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
-initialised and printed as torch's.
+"""Convolution and pooling modules: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,
+MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, initialised and printed as torch's.
 
 A convolution's weight gets kaiming_uniform_(a=√5), then its bias uniform(±1/√fan_in),
 drawn from the run's generator in that order, as nn.Linear's (fan_in: in_channels/groups

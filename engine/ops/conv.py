@@ -1,4 +1,5 @@
-"""Convolution and pooling: conv1d/conv2d, conv_transpose1d/2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d.
+"""Convolution and pooling: conv1d/conv2d, conv_transpose1d/2d, max_pool2d, avg_pool2d,
+adaptive_avg_pool2d.
 
 A convolution is bilinear in (input, weight), and so are its two backward products: the
 input's gradient (a transposed convolution of g with the weight) and the weight's (a
@@ -23,7 +24,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..graph.nodes import LEGACY_TYPE_NAMES, record
 from .operands import ArgumentTypeError, type_word
 from .reduce import mean
-from .shape import squeeze_dim, unsqueeze
+from .shape import cat, squeeze_dim, unsqueeze
 from .registry import Check, Family, any_, no_in_place
 from ..core.session import check_allocation, warn_once
 from ..core.unsupported import Unsupported
@@ -122,6 +123,50 @@ def _conv_backward_array(g, x, w, which, geo):
 
 
 # === convolution ==================================================================================
+#
+# One entry for both: torch's transposed convolution is the same ConvolutionBackward0 node
+# (convolution(..., transposed=True)). With C(x, w) the convolution, I(g, w) its input
+# gradient and W(x, g) its weight gradient, the transposed convolution is T(x, w) = I(x, w);
+# its input gradient is C(g, w), its weight gradient W(g, x) (g plays the convolution's
+# input), both cut to x's size where output_padding made the output longer than the windows
+# x was spread from. A node of the transposed one records `size` (its output's shape), its
+# gradient nodes `transposed`.
+
+def _conv_t_array(x, w, b, geo, size):
+    out = _input_grad_array(x, w, size, geo)
+    if b is not None:
+        out = out + b.reshape((-1,) + (1,) * (out.ndim - 2))
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+def _cut(a, shape):
+    return np.ascontiguousarray(a[(slice(None), slice(None)) +
+                                  tuple(slice(0, n) for n in shape[2:])])
+
+
+def _conv_t_backward_array(g, x, w, which, geo):
+    if which == "input":
+        return _cut(_conv_array(g, w, None, geo), x.shape)
+    if which == "weight":
+        return _weight_grad_array(g, x, w.shape, geo)
+    return _bias_grad_array(g)
+
+
+def _t_dg(F, gg, out, g, x, w, which, geo):
+    if which == "input":
+        return F.conv_transpose(gg, w, geo, tuple(g.shape))
+    if which == "weight":
+        return F.conv_transpose(x, gg, geo, tuple(g.shape))
+    return _spread_bias(F, gg, g)
+
+
+def _t_dx(F, gg, out, g, x, w, which, geo):
+    return F.conv_t_backward(g, x, gg, "input", geo) if which == "weight" else F.zeros_like(x)
+
+
+def _t_dw(F, gg, out, g, x, w, which, geo):
+    return F.conv_t_backward(g, gg, w, "weight", geo) if which == "input" else F.zeros_like(w)
+
 
 def _spread_bias(F, gg, g):
     """The bias gradient's derivative by g: gg at every position of its channel."""
@@ -129,7 +174,9 @@ def _spread_bias(F, gg, g):
     return F.expand(shaped, tuple(g.shape))
 
 
-def _dg(F, gg, out, g, x, w, which, geo):
+def _dg(F, gg, out, g, x, w, which, geo, transposed=False):
+    if transposed:
+        return _t_dg(F, gg, out, g, x, w, which, geo)
     if which == "input":
         return F.convolution(gg, w, geo)
     if which == "weight":
@@ -137,29 +184,40 @@ def _dg(F, gg, out, g, x, w, which, geo):
     return _spread_bias(F, gg, g)
 
 
-def _dx(F, gg, out, g, x, w, which, geo):
+def _dx(F, gg, out, g, x, w, which, geo, transposed=False):
+    if transposed:
+        return _t_dx(F, gg, out, g, x, w, which, geo)
     return F.conv_backward(g, x, gg, "input", geo) if which == "weight" else F.zeros_like(x)
 
 
-def _dw(F, gg, out, g, x, w, which, geo):
+def _dw(F, gg, out, g, x, w, which, geo, transposed=False):
+    if transposed:
+        return _t_dw(F, gg, out, g, x, w, which, geo)
     return F.conv_backward(g, gg, w, "weight", geo) if which == "input" else F.zeros_like(w)
 
 
-def _conv_check(x, w, b):
-    return conv2d(x, w, b, stride=(1, 2), padding=1, dilation=(2, 1))
+def _conv_check(x, w, b, xt, wt, bt):
+    plain = conv2d(x, w, b, stride=(1, 2), padding=1, dilation=(2, 1))
+    transposed = conv_transpose2d(xt, wt, bt, stride=(2, 1), padding=(1, 0),
+                                  output_padding=(1, 0), groups=2, dilation=(1, 2))
+    return cat([plain.reshape(-1), transposed.reshape(-1)])
 
 
-# the convolution and its own gradient are checked on the same strided, padded, dilated case
-_CONV_CHECK = Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3)))
+# the convolution, the transposed one and their own gradients are checked on the same
+# strided, padded, dilated (grouped) cases
+_CONV_CHECK = Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3),
+                                  any_(2, 4, 3, 3), any_(4, 2, 2, 3), any_(4)))
 
 
 CONV_BACKWARD = op(
     "ConvolutionBackwardBackward0", _dg, _dx, _dw, saves="i",
-    explain="a convolution's gradient, as an op of its own (it is linear in g, and in the input "
-            "or the weight it multiplies)",
-    formulas=("∂/∂g = the convolution with the other operand",
-              "∂/∂x = the input gradient of g with the incoming weight",
-              "∂/∂w = the weight gradient of the incoming input with g"),
+    explain="a convolution's (or a transposed one's) gradient, as an op of its own (it is "
+            "linear in g, and in the input or the weight it multiplies)",
+    formulas=("∂/∂g = the convolution (transposed: the transposed one) with the other operand",
+              "∂/∂x = the input gradient of g with the incoming weight (transposed: the "
+              "convolution of g with it)",
+              "∂/∂w = the weight gradient of the incoming input with g (transposed: of g with "
+              "the incoming input)"),
     check=_CONV_CHECK)
 
 
@@ -169,16 +227,24 @@ def conv_backward(g, x, w, which, geo):
     return record(CONV_BACKWARD, out, (g, x, w), {"which": which, "geo": geo})
 
 
+def _conv_vjp(which: str):
+    def rule(F, g, out, x, w, b, geo, size=None):
+        if size is None:
+            return F.conv_backward(g, x, w, which, geo)
+        return F.conv_t_backward(g, x, w, which, geo)
+    return rule
+
+
 CONV = op(
-    "ConvolutionBackward0",
-    lambda F, g, out, x, w, b, geo: F.conv_backward(g, x, w, "input", geo),
-    lambda F, g, out, x, w, b, geo: F.conv_backward(g, x, w, "weight", geo),
-    lambda F, g, out, x, w, b, geo: F.conv_backward(g, x, w, "bias", geo),
+    "ConvolutionBackward0", _conv_vjp("input"), _conv_vjp("weight"), _conv_vjp("bias"),
     saves="i", reads=((1,), (0,), ()),
     explain="a convolution: each output is a window of the input times the kernel, summed, "
-            "plus the channel's bias",
-    formulas=("∂/∂x = g convolved back with w (each window gets g·w where it read)",
-              "∂/∂w = Σ over batch and positions of g times the window of x it saw",
+            "plus the channel's bias (a transposed one spreads each input element times the "
+            "kernel over a window of the output, windows `stride` apart)",
+    formulas=("∂/∂x = g convolved back with w (each window gets g·w where it read; "
+              "transposed: the convolution of g with w)",
+              "∂/∂w = Σ over batch and positions of g times the window of x it saw "
+              "(transposed: x times the window of g it spread to)",
               "∂/∂b = Σ g over batch and positions"),
     check=_CONV_CHECK)
 
@@ -321,90 +387,17 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolve(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
-# === transposed convolution ======================================================================
-#
-# With C(x, w) the convolution, I(g, w) its input gradient and W(x, g) its weight gradient, the
-# transposed convolution is T(x, w) = I(x, w); its input gradient is C(g, w), its weight
-# gradient W(g, x) (g plays the convolution's input), both cut to x's size where output_padding
-# made the output longer than the windows x was spread from.
-
-def _conv_t_array(x, w, b, geo, size):
-    out = _input_grad_array(x, w, size, geo)
-    if b is not None:
-        out = out + b.reshape((-1,) + (1,) * (out.ndim - 2))
-    return np.ascontiguousarray(out, dtype=x.dtype)
-
-
-def _cut(a, shape):
-    return np.ascontiguousarray(a[(slice(None), slice(None)) + tuple(slice(0, n) for n in shape[2:])])
-
-
-def _conv_t_backward_array(g, x, w, which, geo):
-    if which == "input":
-        return _cut(_conv_array(g, w, None, geo), x.shape)
-    if which == "weight":
-        return _weight_grad_array(g, x, w.shape, geo)
-    return _bias_grad_array(g)
-
-
-def _t_dg(F, gg, out, g, x, w, which, geo):
-    if which == "input":
-        return F.conv_transpose(gg, w, geo, tuple(g.shape))
-    if which == "weight":
-        return F.conv_transpose(x, gg, geo, tuple(g.shape))
-    return _spread_bias(F, gg, g)
-
-
-def _t_dx(F, gg, out, g, x, w, which, geo):
-    return F.conv_t_backward(g, x, gg, "input", geo) if which == "weight" else F.zeros_like(x)
-
-
-def _t_dw(F, gg, out, g, x, w, which, geo):
-    return F.conv_t_backward(g, gg, w, "weight", geo) if which == "input" else F.zeros_like(w)
-
-
-def _conv_t_check(x, w, b):
-    return conv_transpose2d(x, w, b, stride=(2, 1), padding=(1, 0), output_padding=(1, 0),
-                            groups=2, dilation=(1, 2))
-
-
-_CONV_T_CHECK = Check(_conv_t_check, (any_(2, 4, 3, 3), any_(4, 2, 2, 3), any_(4)))
-
-
-CONV_T_BACKWARD = op(
-    "ConvolutionBackwardBackward0", _t_dg, _t_dx, _t_dw, saves="i",
-    explain="a transposed convolution's gradient, as an op of its own (it is linear in g, and "
-            "in the input or the weight it multiplies)",
-    formulas=("∂/∂g = the transposed convolution with the other operand",
-              "∂/∂x = the convolution of g with the incoming weight",
-              "∂/∂w = the weight gradient of g with the incoming input"),
-    check=_CONV_T_CHECK)
-
+# === transposed convolution (the convolution's entries: see there) ===============================
 
 @word("conv_t_backward", _conv_t_backward_array)
 def conv_t_backward(g, x, w, which, geo):
     out = _conv_t_backward_array(g.array, x.array, w.array, which, geo)
-    return record(CONV_T_BACKWARD, out, (g, x, w), {"which": which, "geo": geo})
-
-
-CONV_T = op(
-    "ConvolutionBackward0",
-    lambda F, g, out, x, w, b, geo, size: F.conv_t_backward(g, x, w, "input", geo),
-    lambda F, g, out, x, w, b, geo, size: F.conv_t_backward(g, x, w, "weight", geo),
-    lambda F, g, out, x, w, b, geo, size: F.conv_t_backward(g, x, w, "bias", geo),
-    saves="i", reads=((1,), (0,), ()),
-    explain="a transposed convolution: each input element spreads its value times the kernel "
-            "over a window of the output (windows `stride` apart), plus the channel's bias",
-    formulas=("∂/∂x = the convolution of g with w (each element reads back the window it "
-              "spread to)",
-              "∂/∂w = Σ over batch and positions of x times the window of g it spread to",
-              "∂/∂b = Σ g over batch and positions"),
-    check=_CONV_T_CHECK)
+    return record(CONV_BACKWARD, out, (g, x, w), {"which": which, "geo": geo, "transposed": True})
 
 
 def _conv_transpose_tensor(a, w, geo, size):
     out = _conv_t_array(a.array, w.array, None, geo, size)
-    return record(CONV_T, out, (a, w, None), {"geo": geo, "size": size})
+    return record(CONV, out, (a, w, None), {"geo": geo, "size": size})
 
 
 word("conv_transpose", lambda a, w, geo, size: _conv_t_array(a, w, None, geo, size))(
@@ -498,12 +491,12 @@ def _convolve_transposed(input, weight, bias, stride, padding, output_padding, g
     geo = (stride, tuple((p, p) for p in pads), dilation, groups)
     a = unsqueeze(input, 0) if unbatched else input
     b = None if bias is None else bias.array.astype(x.dtype, copy=False)
-    out = record(CONV_T, _conv_t_array(a.array, w, b, geo, size), (a, weight, bias),
+    out = record(CONV, _conv_t_array(a.array, w, b, geo, size), (a, weight, bias),
                  {"geo": geo, "size": size})
     return squeeze_dim(out, 0) if unbatched else out
 
 
-@exposes(CONV_T, functions=("conv_transpose2d",), nn=("conv_transpose2d",))
+@exposes(CONV, functions=("conv_transpose2d",), nn=("conv_transpose2d",))
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _convolve_transposed(input, weight, bias, stride, padding, output_padding, groups,

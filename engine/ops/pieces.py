@@ -269,7 +269,8 @@ INDEX_FILL_NUMBER = op(
     check=Check(lambda a: a.index_fill(1, _long(a, [2, 0]), 1.5), (any_(2, 3),)))
 INDEX_FILL_TENSOR = op(
     "IndexFillBackward1", lambda F, g, out, a, value, dim, index: F.index_fill(g, dim, index, 0),
-    lambda F, g, out, a, value, dim, index: F.sum_all(F.index_select(g, dim, _as_index(g, np.unique(index)))),
+    lambda F, g, out, a, value, dim, index: F.sum_all(
+        F.index_select(g, dim, _as_index(g, np.unique(index)))),
     explain="index_fill with a 0-d tensor v: v gets the sum of g over the filled slices",
     formulas=("g, 0 where filled", "Σ g at the (distinct) indices"), saves="p",
     check=Check(lambda a, v: a.index_fill(0, _long(a, [1, 1]), v), (any_(3, 2), any_())))
@@ -648,21 +649,10 @@ TRACE = op("TraceBackward0", _trace_vjp,
            explain="the trace sums the diagonal: each diagonal element gets g",
            formulas=("g on the diagonal, 0 elsewhere",),
            check=Check(lambda a: a.trace(), (any_(3, 4),)))
-INDEX_FILL = op("IndexFillBackward1",
-                lambda F, g, out, zeros, value, index: F.where(_filled(g, index), 0.0, g),
-                lambda F, g, out, zeros, value, index: F.sum_all(F.index_select(g, 0, index)),
-                explain="the gradient of trace, as an op of its own: g written at the diagonal "
-                        "into zeros; its own gradient sums g there",
-                formulas=("g where not filled", "Σ g at index"),
-                check=Check(lambda a: a.trace() ** 2, (any_(3, 3),)), saves="p")
 
 
-def _filled(g, index):
-    mask = np.zeros(np.shape(g.array if hasattr(g, "_grad_fn") else g), bool)
-    mask[index] = True
-    return mask
-
-
+# trace's gradient writes g into zeros as torch's index_fill_ with a 0-d tensor does: its node
+# is index_fill's IndexFillBackward1
 def _index_fill_arrays(n, index, value):
     out = np.zeros(n, np.asarray(value).dtype)
     out[index] = value
@@ -672,8 +662,8 @@ def _index_fill_arrays(n, index, value):
 @word("index_fill_zeros", _index_fill_arrays)
 def _index_fill_zeros(n, index, value):
     zeros = type(value)._wrap(np.zeros(n, value.array.dtype))
-    return record(INDEX_FILL, _index_fill_arrays(n, index, value.array), (zeros, value),
-                  {"index": index})
+    return record(INDEX_FILL_TENSOR, _index_fill_arrays(n, index, value.array), (zeros, value),
+                  {"dim": 0, "index": index})
 
 
 @exposes(TRACE, functions=("trace",), methods=("trace",))
