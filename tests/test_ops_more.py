@@ -542,3 +542,44 @@ def test_trace_gradient_is_index_fills_node_as_in_torch(torch):
     assert "IndexFillBackward1" in results[0][0]
     for a, t in zip(results[0][1:], results[1][1:]):
         np.testing.assert_allclose(a, t, rtol=1e-12)
+
+
+# index_add's and index_copy's checks in torch's order, on scalars and at the bounds
+ORDER_ERRORS = [
+    "torch.ones(3).index_copy(0, torch.tensor([0, 1], dtype=torch.int32), torch.tensor(2.))",
+    "torch.ones(3).index_copy(0, torch.tensor([0, 1], dtype=torch.int32), torch.ones(2, 2))",
+    "torch.ones(3).index_copy(0, torch.tensor([0, 1], dtype=torch.int32), torch.ones(2).double())",
+    "torch.ones(4, 3).index_copy(0, torch.tensor([0, 1]), torch.ones(2, 2).double())",
+    "torch.ones(4, 3).index_copy(0, torch.tensor([0, 1, 2]), torch.ones(2, 2))",
+    "torch.ones(4, 3).index_copy(0, torch.tensor([0, 9, 1]), torch.ones(2, 3))",
+    "torch.ones(4, 3).index_copy(0, torch.tensor([0, 2]), torch.tensor(2))",
+    "torch.ones(()).index_copy(0, torch.tensor([0, 2]), torch.tensor([2.0, 0.5]))",
+    "torch.ones(3).index_copy(0, torch.tensor([-1]), torch.ones(1))",
+    "torch.ones(()).index_add(0, torch.tensor([0, 2]), torch.tensor([2.0, 0.5]))",
+    "torch.ones(1).index_add(0, torch.tensor([0, 2]), torch.tensor([2.0, 0.5]))",
+    "torch.ones(3).index_add(0, torch.tensor([0, 2]), torch.tensor(2.5))",
+    "torch.ones(3).index_add(0, torch.tensor([0, 2]), torch.tensor(2))",
+    "torch.ones(3).index_add(0, torch.tensor([1]), torch.tensor(2.5))",
+    "torch.ones(3).index_add(-1, torch.tensor([0, 5]), torch.ones(2))",
+    "torch.ones(4, 3).index_add(0, torch.tensor([0, -1]), torch.ones(2, 3))",
+    "torch.ones(3, 4).index_add(1, torch.tensor([0, 7]), torch.ones(3, 2))",
+    "torch.ones(2, 4, 3).index_add(1, torch.tensor([0, 5]), torch.ones(2, 2, 3))",
+    "torch.ones(2, 4, 3).index_add(2, torch.tensor([0, 5]), torch.ones(2, 4, 2))",
+    "torch.ones(4, 3).index_add(0, torch.tensor([0, 7], dtype=torch.int32), torch.ones(2, 3))",
+    "torch.ones(4, 3).index_add(0, torch.tensor([0, 7]), torch.ones(2, 3), alpha=2)",
+    "torch.ones(4, 3).index_add(0, torch.tensor([0, 9]), torch.ones(2, 2))",
+    "torch.ones(4, 3).index_add(1, torch.tensor([0]), torch.tensor(2.))",
+    "torch.ones(4, 3).index_add(1, torch.tensor([0, 1]), torch.ones(3))",
+    "torch.ones(()).index_add(0, torch.tensor([1]), torch.ones(()))",
+]
+
+
+@pytest.mark.parametrize("text", ORDER_ERRORS)
+def test_index_check_order_is_torchs(torch, text):
+    test_errors_are_torchs(torch, text)
+
+
+def test_index_add_to_empty_checks_no_index_as_torch(torch):
+    for lib in (at, torch):
+        out = lib.ones(0, 3).index_add(0, lib.tensor([0, 7]), lib.ones(2, 3))
+        assert tuple(out.shape) == (0, 3)

@@ -335,11 +335,22 @@ def index_copy(a, dim, index, source):
     _tensor_arg("source", source)
     x, src = a.array, source.array
     d = dims(dim, x.ndim)[0]
-    idx = _index_positions("index_copy_", x, d, index, "l", False, True)
+    # (torch's order: the index's rank, the scalar and rank rules, then the dtypes)
+    if index.array.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index.array.ndim})")
+    if not src.ndim and index.array.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {index.array.size})")
     if x.ndim and src.ndim and x.ndim != src.ndim:
         raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
                          f"dimensionality must match. Source dimensionality ({src.ndim}), "
                          f"destination dimensionality ({x.ndim})")
+    idx = _index_positions("index_copy_", x, d, index, "l", False, True)
+    if x.dtype != src.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {type_word(x.dtype)} and (source) "
+                           f"{type_word(src.dtype)}")
     if x.ndim and src.ndim:
         for k, (m, n) in enumerate(zip(x.shape[:d] + x.shape[d + 1:],
                                        src.shape[:d] + src.shape[d + 1:])):
@@ -351,10 +362,6 @@ def index_copy(a, dim, index, source):
     if idx.size != count:
         raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
                          f"source.size(dim) ({count})")
-    if x.dtype != src.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
-                           f"but got (self) {type_word(x.dtype)} and (source) "
-                           f"{type_word(src.dtype)}")
     idx = _bounds("index_copy_(): ", idx, x.shape[d] if x.ndim else 1, d, False)
     out = np.array(x, copy=True)
     if x.ndim:
@@ -382,25 +389,36 @@ def index_add(a, dim, index, source, *, alpha=1):
     x, src = a.array, source.array
     d = dims(dim, x.ndim)[0]
     idx = _index_positions("index_add_", x, d, index, "il", False, False)
-    count = src.shape[d] if src.ndim else 1
-    if idx.size != count:
-        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
-                           f"source.size(dim): ({count}), for dim: {d}")
     if x.dtype != src.dtype:
         raise RuntimeError(f"index_add_(): self ({type_word(x.dtype)}) and source "
                            f"({type_word(src.dtype)}) must have the same scalar type")
-    if x.ndim and (src.ndim != x.ndim or src.shape[:d] + src.shape[d + 1:] !=
-                   x.shape[:d] + x.shape[d + 1:]):
+    if d != 0 and d >= src.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                           f"tensor with dim {src.ndim}")
+    if idx.size != (src.shape[d] if src.ndim else 1):
+        if not src.ndim:  # (torch's message asks a 0-d source for its size)
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({src.shape[d]}), for dim: {d}")
+    if src.ndim != x.ndim or src.shape[:d] + src.shape[d + 1:] != x.shape[:d] + x.shape[d + 1:]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(x.shape)} "
                            f"source.shape = {list(src.shape)}")
-    try:
-        idx = _bounds("", idx, x.shape[d] if x.ndim else 1, d, False)
-    except IndexError as e:
-        raise RuntimeError(str(e)) from None
+    size = x.shape[d] if x.ndim else 1
+    bad = [int(k) for k in idx if not 0 <= k < size]
+    if bad and not (x.ndim > 1 and x.size == 0):
+        # torch adds a first or last dim of a tensor of 2 or more dims with scatter_add (for
+        # alpha 1 and int64 indices), whose words differ from its slice-by-slice loop's
+        if x.ndim > 1 and alpha == 1 and index.array.dtype == np.int64 and \
+                d in (0, x.ndim - 1):
+            raise RuntimeError(f"index {bad[0]} is out of bounds for dimension {d} with size "
+                               f"{size}")
+        raise IndexError("index out of range in self")
     scale = alpha if x.dtype.kind == "f" else int(alpha)
     out = np.array(x, copy=True)
-    if x.ndim and scale != 1 and x.dtype.kind == "f":
+    if not x.size:
+        pass  # (nothing to add to; torch checks no index then)
+    elif x.ndim and scale != 1 and x.dtype.kind == "f":
         _fused_add_at(out, d, idx, src, scale)
     elif x.ndim:
         np.add.at(out, (slice(None),) * d + (idx,), src * np.asarray(scale, x.dtype)
