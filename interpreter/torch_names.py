@@ -971,6 +971,14 @@ NAMES = {
         "bias dilation groups in_channels kernel_size out_channels output_padding padding "
         "padding_mode reset_parameters stride transposed weight "
     ),
+    "torch.nn.modules.conv.ConvTranspose1d": (
+        "bias dilation groups in_channels kernel_size out_channels output_padding padding "
+        "padding_mode reset_parameters stride transposed weight "
+    ),
+    "torch.nn.modules.conv.ConvTranspose2d": (
+        "bias dilation groups in_channels kernel_size out_channels output_padding padding "
+        "padding_mode reset_parameters stride transposed weight "
+    ),
     "torch.nn.modules.conv.LazyConv1d": (
         "cls_to_become has_uninitialized_params initialize_parameters "
     ),
@@ -1170,6 +1178,8 @@ BASES = {
     "torch.nn.modules.container.Sequential": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.Conv1d": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.Conv2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.ConvTranspose1d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.ConvTranspose2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.LazyConv1d": "torch.nn.modules.conv.Conv1d",
     "torch.nn.modules.conv.LazyConv2d": "torch.nn.modules.conv.Conv2d",
     "torch.nn.modules.distance.CosineSimilarity": "torch.nn.modules.module.Module",

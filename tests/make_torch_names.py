@@ -104,6 +104,8 @@ INSTANCES = {
     "torch.nn.modules.linear.LazyLinear": "nn.LazyLinear(1)",
     "torch.nn.modules.conv.Conv1d": "nn.Conv1d(1, 1, 3)",
     "torch.nn.modules.conv.Conv2d": "nn.Conv2d(1, 1, 3)",
+    "torch.nn.modules.conv.ConvTranspose1d": "nn.ConvTranspose1d(1, 1, 3)",
+    "torch.nn.modules.conv.ConvTranspose2d": "nn.ConvTranspose2d(1, 1, 3)",
     "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
     "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
     "torch.nn.modules.pooling.MaxPool2d": "nn.MaxPool2d(2)",

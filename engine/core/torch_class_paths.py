@@ -35,6 +35,8 @@ CLASS_PATHS = {
     "autodiff.engine.nn.conv.AvgPool2d": "torch.nn.modules.pooling.AvgPool2d",
     "autodiff.engine.nn.conv.Conv1d": "torch.nn.modules.conv.Conv1d",
     "autodiff.engine.nn.conv.Conv2d": "torch.nn.modules.conv.Conv2d",
+    "autodiff.engine.nn.conv.ConvTranspose1d": "torch.nn.modules.conv.ConvTranspose1d",
+    "autodiff.engine.nn.conv.ConvTranspose2d": "torch.nn.modules.conv.ConvTranspose2d",
     "autodiff.engine.nn.conv.LazyConv1d": "torch.nn.modules.conv.LazyConv1d",
     "autodiff.engine.nn.conv.LazyConv2d": "torch.nn.modules.conv.LazyConv2d",
     "autodiff.engine.nn.conv.MaxPool2d": "torch.nn.modules.pooling.MaxPool2d",

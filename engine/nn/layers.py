@@ -104,12 +104,13 @@ class LazyLinear(Linear):
     __call__ = forward
 
 
-def weight_and_bias(layer, shape: tuple, bias: bool, dtype) -> None:
-    """A layer's `weight` of `shape` and (with `bias`) its `bias`, one per output (shape[0]),
-    drawn by the layer's reset_parameters, in torch's order, then announced as leaves."""
+def weight_and_bias(layer, shape: tuple, bias: bool, dtype, outputs: int | None = None) -> None:
+    """A layer's `weight` of `shape` and (with `bias`) its `bias`, one per output (`outputs`,
+    by default shape[0]), drawn by the layer's reset_parameters, in torch's order, then
+    announced as leaves."""
     layer.weight = make_parameter(_uninitialised(shape, dtype))
     if bias:
-        layer.bias = make_parameter(_uninitialised(shape[:1], dtype))
+        layer.bias = make_parameter(_uninitialised((outputs or shape[0],), dtype))
     else:
         layer.register_parameter("bias", None)
     layer.reset_parameters()
