@@ -13,6 +13,7 @@ import numpy as np
 
 from .graph import calls as _autograd
 from .autograd import gradcheck as autograd_gradcheck, functional as functional_autograd
+from .autograd import func_transforms
 from .tensors import creation, random_creation, serialization
 from .data import loader as data
 from .core import devices, dtypes
@@ -170,7 +171,11 @@ nn = make_namespace("torch.nn", {"functional": functional,
 optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))
-func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
+func = make_namespace("torch.func", {"grad": functional_autograd.func_grad,
+                                     **func_transforms.FUNCTIONS})
+# functorch: torch's older name for torch.func's transforms
+functorch = make_namespace("functorch", {"grad": functional_autograd.func_grad,
+                                         **func_transforms.FUNCTIONS})
 linalg = make_namespace("torch.linalg", ops_reduce.LINALG)
 utils = make_namespace("torch.utils", {"data": make_namespace("torch.utils.data", data.FUNCTIONS)})
 
@@ -230,6 +235,6 @@ torch = make_namespace("torch", {
     **dtypes.ALIASES,
 })
 
-__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "utils", "linalg",
+__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "functorch", "utils", "linalg",
            "Tensor",
            "Node", "AccumulateGrad"]

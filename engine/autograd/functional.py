@@ -269,7 +269,7 @@ def func_grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def _grad_of(func, argnums, has_aux, args, kwargs):
+def _grad_of(func, argnums, has_aux, args, kwargs, with_value=False):
     positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     if not positions:
         raise RuntimeError("grad(f, argnums=...): argnums must be non-empty")
@@ -312,7 +312,10 @@ def _grad_of(func, argnums, has_aux, args, kwargs):
     if not tracked:
         grads = tuple(g.detach() for g in grads)
         aux = _detached(aux)
+        result = result.detach()
     grads = grads[0] if isinstance(argnums, int) else grads
+    if with_value:  # grad_and_value
+        return grads, ((result, aux) if has_aux else result)
     return (grads, aux) if has_aux else grads
 
 

@@ -1,0 +1,304 @@
+"""torch.func's transforms beyond grad (jacrev, jacfwd, hessian, vmap, grad_and_value, vjp, jvp),
+built on torch.autograd.functional's reverse-mode machinery and on func_grad.
+
+vmap runs the function once per batch element and stacks the results: the values are the
+same as torch's batched run, but an output that requires grad carries the stack's grad_fn,
+not the one torch's batching rule leaves. jacfwd builds each column with jvp (the
+double-backward trick), so its zeros carry forward mode's signs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.session import current, enable_grad
+from ..ops.shape import stack, view
+from ..tensors.tensor import Tensor
+from . import functional as F
+
+
+def _positions(argnums, args, who: str) -> tuple:
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not positions:
+        raise RuntimeError(f"{who}: argnums must be non-empty")
+    for p in positions:
+        if not isinstance(p, int):
+            raise RuntimeError(f"{who}: argnums must be int or Tuple[int, ...], got: "
+                               f"{type(argnums).__name__}")
+        if not -len(args) <= p < len(args):
+            raise RuntimeError(f"Got argnums={argnums} while the number of positional args is "
+                               f"{len(args)}")
+    return tuple(p % len(args) for p in positions)
+
+
+def _with(args, positions, values) -> list:
+    args = list(args)
+    for p, v in zip(positions, values):
+        args[p] = v
+    return args
+
+
+def _tracked(args, positions) -> bool:
+    """Whether the caller differentiates through the transform (an argument requires grad
+    under grad mode): then the result stays connected to the caller's graph."""
+    return current().grad_enabled and any(
+        type(args[p]) is Tensor and args[p].requires_grad for p in positions)
+
+
+def _named(wrapper, func, default: str):
+    wrapper.__name__ = getattr(func, "__name__", default)
+    wrapper.__qualname__ = getattr(func, "__qualname__", wrapper.__name__)
+    return wrapper
+
+
+def _check_tensors(values, positions, argnums, who):
+    for p in positions:
+        if type(values[p]) is not Tensor:
+            raise ValueError(f"{who}: Expected all elements of argnums to be Tensors, but got "
+                             f"{type(values[p]).__name__} for argnums={argnums}")
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    def wrapper(*args):
+        return _jacobian(func, argnums, has_aux, args, "jacrev", forward=False)
+    return _named(wrapper, func, "jacrev")
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    def wrapper(*args):
+        return _jacobian(func, argnums, has_aux, args, "jacfwd", forward=True)
+    return _named(wrapper, func, "jacfwd")
+
+
+def _jacobian(func, argnums, has_aux, args, who, forward: bool):
+    positions = _positions(argnums, args, who)
+    _check_tensors(args, positions, argnums, who)
+    aux_box = []
+
+    def selected(*values):
+        result = func(*_with(args, positions, values))
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(f"{who}(f, ...)(*args): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            result, aux = result
+            aux_box.append(aux)
+        return result
+
+    tracked = _tracked(args, positions)
+    inputs = tuple(args[p] for p in positions)
+    if forward:
+        result = _forward_jacobian(selected, inputs, tracked)
+    else:
+        result = F.jacobian(selected, inputs, create_graph=tracked)
+    if isinstance(argnums, int):  # functional.jacobian's tuple of inputs, one of them
+        result = tuple(r[0] for r in result) if isinstance(result, tuple) and \
+            isinstance(result[0], tuple) else result[0]
+    if has_aux:
+        aux = aux_box[0] if tracked else F._detached(aux_box[0])
+        return result, aux
+    return result
+
+
+def _forward_jacobian(func, inputs, tracked: bool):
+    """The jacobian column by column: the jvp of each basis tangent of each input."""
+    with enable_grad():
+        outputs = func(*inputs)
+    is_tuple = isinstance(outputs, tuple)
+    outs = outputs if is_tuple else (outputs,)
+    per_output = [[] for _ in outs]
+    for k, inp in enumerate(inputs):
+        size = inp.array.size
+        columns = [[] for _ in outs]
+        for j in range(size):
+            tangents = []
+            for m, other in enumerate(inputs):
+                t = Tensor._wrap(np.zeros_like(np.asarray(other.array)))
+                if m == k:
+                    t.array.reshape(-1)[j] = 1
+                tangents.append(t)
+            _, dirs = F.jvp(func, tuple(inputs), tuple(tangents), create_graph=tracked)
+            dirs = dirs if isinstance(dirs, tuple) else (dirs,)
+            for c, d in zip(columns, dirs):
+                c.append(d)
+        for i, (out, column) in enumerate(zip(outs, columns)):
+            shape = out.array.shape + inp.array.shape
+            if not column:
+                per_output[i].append(Tensor._wrap(np.zeros(shape, dtype=out.array.dtype)))
+            else:
+                stacked = stack(column, -1)  # the tangent index last, then the input's shape
+                per_output[i].append(view(stacked, shape))
+    rows = tuple(tuple(r) for r in per_output)
+    return rows if is_tuple else rows[0]
+
+
+def hessian(func, argnums=0):
+    return _named(jacfwd(jacrev(func, argnums), argnums), func, "hessian")
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    def wrapper(*args, **kwargs):
+        return F._grad_of(func, argnums, has_aux, args, kwargs, with_value=True)
+    return _named(wrapper, func, "grad_and_value")
+
+
+def vjp(func, *primals, has_aux=False):
+    for p in primals:
+        if type(p) is not Tensor:
+            raise RuntimeError(f"Expected primals to only contain Tensors, got "
+                               f"{type(p).__name__}")
+    tracked = _tracked(primals, range(len(primals)))
+    with enable_grad():
+        inputs = tuple(view(p, p.array.shape) if tracked and p.requires_grad
+                       else p.detach().requires_grad_() for p in primals)
+        result = func(*inputs)
+        aux = None
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            result, aux = result
+    outs = result if isinstance(result, tuple) else (result,)
+    for o in outs:
+        if type(o) is not Tensor:
+            raise RuntimeError("vjp(f, *primals): Expected f to be a function that has a single "
+                               "output or multiple outputs as a tuple of Tensors, got "
+                               f"{type(o).__name__}")
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        cots = cotangents if isinstance(result, tuple) else (cotangents,)
+        if len(cots) != len(outs):
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
+                               "structure of outputs to the function")
+        for c, o in zip(cots, outs):
+            if type(c) is not Tensor or c.array.shape != o.array.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
+                                   f"{getattr(c, 'shape', None)} and output[0] has a shape of "
+                                   f"{o.shape}.")
+        make_graph = tracked if create_graph is None else create_graph
+        with enable_grad():
+            grads = F._grad(outs, inputs, cots, create_graph=make_graph, retain_graph=True)
+        grads = F._zeros_for(grads, inputs, False, "output")
+        return grads if make_graph else tuple(g.detach() for g in grads)
+
+    shown = result if tracked else F._detached(result)
+    if has_aux:
+        return shown, vjp_fn, (aux if tracked else F._detached(aux))
+    return shown, vjp_fn
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    if not isinstance(tangents, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected tangents to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    if len(primals) != len(tangents):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
+                           "same python structure. For example, if primals is a tuple of 3 "
+                           "tensors, tangents also must be. Got primals with structure "
+                           f"{len(primals)} and tangents with structure {len(tangents)}")
+    for p, t in zip(primals, tangents):
+        if type(p) is not Tensor or type(t) is not Tensor:
+            raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to only "
+                               "contain Tensors")
+        if p.array.shape != t.array.shape:
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have "
+                               f"the same shape, got {p.shape} and {t.shape}")
+    aux_box = []
+
+    def call(*values):
+        result = func(*values)
+        if has_aux:
+            result, aux = result
+            aux_box.append(aux)
+        return result
+
+    tracked = _tracked(primals, range(len(primals)))
+    out, direction = F.jvp(call, primals, tangents, create_graph=tracked)
+    if has_aux:
+        return out, direction, (aux_box[0] if tracked else F._detached(aux_box[0]))
+    return out, direction
+
+
+# --- vmap -----------------------------------------------------------------------------------------
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    def wrapper(*args, **kwargs):
+        return _vmap_call(func, in_dims, out_dims, args, kwargs)
+    return _named(wrapper, func, "vmap")
+
+
+def _func_name(func) -> str:
+    return getattr(func, "__name__", repr(func))
+
+
+def _vmap_call(func, in_dims, out_dims, args, kwargs):
+    name = _func_name(func)
+    where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
+    if isinstance(in_dims, (tuple, list)):
+        if len(in_dims) != len(args):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
+                             f"compatible with the structure of `inputs`. in_dims has structure "
+                             f"{len(in_dims)} but inputs has structure {len(args)}.")
+        dims = tuple(in_dims)
+    elif in_dims is None or isinstance(in_dims, int):
+        dims = (in_dims,) * len(args)
+    else:
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...): expected `in_dims` to be int or "
+                         f"a (potentially nested) tuple matching the structure of inputs, got: "
+                         f"{type(in_dims)}.")
+    sizes = []
+    for arg, dim in zip(args, dims):
+        if dim is None:
+            continue
+        if not isinstance(dim, int):
+            raise ValueError(f"{where}: in_dims must be int or None, got {type(dim)}")
+        if type(arg) is not Tensor:
+            raise ValueError(f"{where}: Got in_dim={dim} for an input but the input is of type "
+                             f"{type(arg)}. We cannot vmap over non-Tensor arguments, please "
+                             "use None as the respective in_dim")
+        ndim = arg.array.ndim
+        if not -ndim <= dim < ndim:
+            raise ValueError(f"{where}: Got in_dim={dim} for some input, but that input is a "
+                             f"Tensor of dimensionality {ndim} so expected in_dim to satisfy "
+                             f"-{ndim} <= in_dim < {ndim}.")
+        sizes.append(arg.array.shape[dim])
+    if not sizes:
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): at least one input "
+                         "must be a Tensor with a non-None in_dim")
+    if len(set(sizes)) != 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    results = []
+    for i in range(sizes[0]):
+        sliced = [arg if dim is None else arg.select(dim, i) for arg, dim in zip(args, dims)]
+        results.append(func(*sliced, **kwargs))
+    return _stacked(results, out_dims, name)
+
+
+def _stacked(results, out_dims, name):
+    first = results[0]
+    single = not isinstance(first, tuple)
+    count = 1 if single else len(first)
+    dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * count
+    if len(dims) != count:
+        raise ValueError(f"vmap({name}, ...): out_dims is not compatible with the structure of "
+                         f"`outputs`. out_dims has structure {len(dims)} but outputs has "
+                         f"structure {count}.")
+    stacked = []
+    for k, dim in enumerate(dims):
+        column = [r if single else r[k] for r in results]
+        if type(column[0]) is not Tensor:
+            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                             f"{type(column[0])}. Did you mean to set out_dims= to None for "
+                             "output?")
+        if dim is None:
+            stacked.append(column[0])
+            continue
+        stacked.append(stack(column, dim))
+    return stacked[0] if single else tuple(stacked)
+
+
+FUNCTIONS = {f.__name__: f for f in (jacrev, jacfwd, hessian, vmap, grad_and_value, vjp, jvp)}
