@@ -328,3 +328,4 @@ def _detached(value):
     if isinstance(value, dict):
         return {k: _detached(v) for k, v in value.items()}
     return value
+func_grad.__name__ = func_grad.__qualname__ = "grad"  # as torch.func.grad prints
