@@ -153,7 +153,24 @@ class Variable(metaclass=TensorKind):
         return announce(data.detach().requires_grad_(requires_grad))
 
 
+class GraphNode(metaclass=TensorKind):
+    """torch.autograd.graph.Node, for `isinstance(t.grad_fn, Node)`: every grad_fn is one."""
+
+    _tg_path = "torch.autograd.graph.Node"
+    _tg_public = frozenset()
+
+    @staticmethod
+    def _tg_is_instance(value) -> bool:
+        return isinstance(value, (Node, AccumulateGrad))
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Can't instantiate abstract class Node with abstract methods "
+                        "_input_metadata, _register_hook_dict, _sequence_nr, metadata, name, "
+                        "next_functions, register_hook, register_prehook")
+
+
 autograd = make_namespace("torch.autograd", {
+    "graph": make_namespace("torch.autograd.graph", {"Node": GraphNode}),
     "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "set_detect_anomaly": set_detect_anomaly, "detect_anomaly": detect_anomaly,
