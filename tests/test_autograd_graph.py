@@ -35,6 +35,8 @@ n = z.grad_fn
 print(n._saved_self is x, n._saved_other)
 w = x * torch.ones(2)
 print(w.grad_fn._saved_self, w.grad_fn._saved_other)
+print((x * 3).grad_fn._saved_other, (x * 3.5).grad_fn._saved_other, (2 * x).grad_fn._saved_self)
+print((x / 2).grad_fn._saved_other, (x / 2.0).grad_fn._saved_other, x.mul(True).grad_fn._saved_other)
 e = x.exp()
 print(e.grad_fn._saved_result, e.grad_fn._saved_result is e)
 p = x ** 2

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..core.unsupported import Unsupported
 from .nodes import _FREED, SECOND_BACKWARD, AccumulateGrad, Node, _read_positions
 from .saved_names import SAVED
@@ -25,6 +27,8 @@ _POSITIONS = {"self": 0, "other": 1, "mat2": 1, "vec": 1, "exponent": 1, "tensor
 _ALIASES = {"dim": ("dim", "dims"), "min": ("min", "low"), "max": ("max", "high")}
 _DEFAULTS = {"alpha": 1}  # a parameter the forward records only when not its default
 _MISSING = object()
+# nodes of ops whose Tensor overload takes a Python number as a wrapped 0-d tensor
+_WRAPS_NUMBERS = frozenset({"MulBackward0", "DivBackward0"})
 
 
 def is_saved_name(name: str) -> bool:
@@ -97,7 +101,12 @@ def _input(node, position: int):
         return _MISSING
     if position not in _read_positions(node.op.reads, node.next_functions):
         return None  # no rule that runs reads it: torch did not save it
-    return saved[position]
+    value = saved[position]
+    if node.op.name in _WRAPS_NUMBERS and type(value) in (bool, int, float):
+        # torch's Tensor overload saw the number as a 0-d tensor (int64, float64 or bool)
+        return _tensor_class(node)._wrap(np.asarray(value, dtype={bool: np.bool_, int: np.int64,
+                                                                  float: np.float64}[type(value)]))
+    return value
 
 
 def _tensor_class(node):
