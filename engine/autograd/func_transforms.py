@@ -1,10 +1,16 @@
 """torch.func's transforms beyond grad (jacrev, jacfwd, hessian, vmap, grad_and_value, vjp, jvp),
 built on torch.autograd.functional's reverse-mode machinery and on func_grad.
 
-vmap runs the function once per batch element and stacks the results: the values are the
-same as torch's batched run, but an output that requires grad carries the stack's grad_fn,
-not the one torch's batching rule leaves. jacfwd builds each column with jvp (the
-double-backward trick), so its zeros carry forward mode's signs.
+vmap runs the function once per batch element and stacks the results (the values). Where
+torch's batching rules are known, the output's graph is torch's: torch.dot and torch.matmul
+of two vectors (matmul of the unsqueezed batch), torch.sum and torch.mean of a whole sample
+(a sum over the sample's dims), and any function whose graph is pointwise ops alone: it is
+run once more on the whole batch (unary ops keep the batch dim where it is, the others see it
+moved to the front, as torch does) and that run is kept when its graph holds pointwise ops
+only and its values are the stacked ones; the batch dim then moves to out_dims (torch's
+PermuteBackward0). Anything else carries the stack's grad_fn (StackBackward0), not the one
+torch's batching rule leaves. jacfwd builds each column with jvp (the double-backward
+trick), so its zeros carry forward mode's signs.
 """
 
 from __future__ import annotations
@@ -12,7 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.session import current, enable_grad
-from ..ops.shape import stack, view
+from ..graph.nodes import AccumulateGrad, _sequence
+from ..ops.einsum import movedim
+from ..ops.linalg import matmul
+from ..ops.reduce import mean, sum as sum_
+from ..ops.shape import squeeze_dim, stack, unsqueeze, view
 from ..tensors.tensor import Tensor
 from . import functional as F
 
@@ -271,11 +281,133 @@ def _vmap_call(func, in_dims, out_dims, args, kwargs):
     if len(set(sizes)) != 1:
         raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
+    dims = tuple(None if d is None else d % args[k].array.ndim for k, d in enumerate(dims))
+    known = None if kwargs else _known_rule(func, args, dims)
+    if known is not None:
+        return _out_dims(known, 0, out_dims, name)
     results = []
     for i in range(sizes[0]):
         sliced = [arg if dim is None else arg.select(dim, i) for arg, dim in zip(args, dims)]
         results.append(func(*sliced, **kwargs))
-    return _stacked(results, out_dims, name)
+    stacked = _stacked(results, out_dims, name)
+    batched = _pointwise(func, args, kwargs, dims, out_dims, name, stacked)
+    return stacked if batched is None else batched
+
+
+def _engine_function(func, name: str) -> bool:
+    return getattr(func, "__name__", None) == name and \
+        str(getattr(func, "__module__", "")).startswith("autodiff.engine.")
+
+
+def _known_rule(func, args, dims):
+    """torch's batching rule for torch.dot / torch.matmul of vectors, torch.sum / torch.mean
+    of a whole sample: the result with the batch dim first, or None."""
+    if any(d is None for d in dims) or any(type(a) is not Tensor for a in args):
+        return None
+    front = [a if d == 0 else movedim(a, d, 0) for a, d in zip(args, dims)]
+    if len(args) == 2 and (_engine_function(func, "dot") or _engine_function(func, "matmul")) \
+            and dims == (0, 0) and all(a.array.ndim == 2 for a in front) \
+            and front[0].array.shape == front[1].array.shape \
+            and front[0].array.dtype == front[1].array.dtype:
+        product = matmul(unsqueeze(front[0], -2), unsqueeze(front[1], -1))
+        return squeeze_dim(squeeze_dim(product, -1), -1)
+    if len(args) == 1 and front[0].array.ndim >= 2:
+        sample_dims = list(range(1, front[0].array.ndim))
+        if _engine_function(func, "sum"):
+            return sum_(front[0], sample_dims)
+        if _engine_function(func, "mean") and front[0].dtype.is_floating_point:
+            return mean(front[0], sample_dims)
+    return None
+
+
+def _out_dims(result, at: int, out_dims, name):
+    """The batched result with its batch dim (now at `at`) where out_dims puts it."""
+    if not isinstance(out_dims, int):
+        if isinstance(out_dims, tuple) and len(out_dims) == 1 and isinstance(out_dims[0], int):
+            out_dims = out_dims[0]
+        else:
+            return None
+    target = out_dims % (result.array.ndim or 1)
+    return result if target == at else movedim(result, at, target)
+
+
+# ops whose batched run is the per-sample run, element by element (torch's names, no number)
+_POINTWISE = frozenset(
+    "Add Sub Mul Div Neg Pow Exp Exp2 Expm1 Log Log2 Log10 Log1p Sin Cos Tan Sinh Cosh Tanh Asin "
+    "Acos Atan Asinh Acosh Atanh Sigmoid Relu Abs Sqrt Rsqrt Reciprocal Sign Sgn Clamp ClampMin "
+    "ClampMax Maximum Minimum Where LeakyRelu Gelu Silu Softplus Elu Hardtanh Erf Floor Ceil "
+    "Round Trunc Frac Atan2 Clone ToCopy Lerp Hardsigmoid Hardswish Mish Logit".split())
+_UNARY = frozenset("Neg Exp Exp2 Expm1 Log Log2 Log10 Log1p Sin Cos Tan Sinh Cosh Tanh Asin Acos "
+                   "Atan Asinh Acosh Atanh Sigmoid Relu Abs Sqrt Rsqrt Reciprocal Sign Sgn Erf "
+                   "Floor Ceil Round Trunc Frac Clone ToCopy".split())
+
+
+def _new_nodes(outputs, since: int):
+    """The op names of the nodes made after `since` that the outputs' graphs reach."""
+    names, stack_, seen = [], [o.grad_fn for o in outputs], set()
+    while stack_:
+        node = stack_.pop()
+        if node is None or id(node) in seen or type(node) is AccumulateGrad or node.seq < since:
+            continue
+        seen.add(id(node))
+        names.append(node.tg_type_name().rstrip("0123456789").removesuffix("Backward"))
+        stack_.extend(n for n, _ in node.next_functions)
+    return names
+
+
+def _pointwise(func, args, kwargs, dims, out_dims, name, stacked):
+    """The whole batch in one run, kept where the graph is pointwise ops alone and the
+    values are the stacked ones (torch's graph for such functions), else None."""
+    outs = stacked if isinstance(stacked, tuple) else (stacked,)
+    if not any(o.grad_fn is not None for o in outs) or any(type(a) is not Tensor and d is not None
+                                                           for a, d in zip(args, dims)):
+        return None
+    mapped = set(d for d in dims if d is not None)
+    run = _batched_run(func, args, kwargs)
+    if mapped == {0}:
+        if run is None:
+            return None
+        result, at = run[0], 0
+    elif run is not None and run[1] <= _UNARY and len(mapped) == 1:
+        result, at = run[0], mapped.pop()  # torch's unary rule leaves the batch dim in place
+    else:  # torch's other rules see the batch dim moved to the front first
+        front = [a if d in (None, 0) else movedim(a, d, 0) for a, d in zip(args, dims)]
+        run = _batched_run(func, front, kwargs)
+        if run is None:
+            return None
+        result, at = run[0], 0
+    results = result if isinstance(result, tuple) else (result,)
+    if len(results) != len(outs) or isinstance(result, tuple) != isinstance(stacked, tuple):
+        return None
+    placed = []
+    dims_out = out_dims if isinstance(out_dims, tuple) and isinstance(result, tuple) else \
+        (out_dims,) * len(results)
+    for r, want, dim in zip(results, outs, dims_out):
+        if dim is None or type(r) is not Tensor or r.array.ndim == 0:
+            return None
+        r = _out_dims(r, at, dim, name)
+        if r is None or r.array.shape != want.array.shape or r.array.dtype != want.array.dtype \
+                or not np.allclose(r.array, want.array, rtol=1e-6, atol=1e-7, equal_nan=True):
+            return None
+        placed.append(r)
+    return tuple(placed) if isinstance(result, tuple) else placed[0]
+
+
+def _batched_run(func, args, kwargs):
+    """func on the whole batch: (its result, the op names of its new nodes), or None where
+    it fails or its graph is not pointwise ops alone."""
+    since = next(_sequence)
+    try:
+        result = func(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - a function the batch does not fit: the stack stands
+        return None
+    results = result if isinstance(result, tuple) else (result,)
+    if any(type(r) is not Tensor for r in results):
+        return None
+    names = set(_new_nodes(results, since))
+    if not names <= _POINTWISE:
+        return None
+    return result, names
 
 
 def _stacked(results, out_dims, name):
