@@ -20,25 +20,16 @@ import numpy as np
 from ..core.session import current, enable_grad
 from ..graph.nodes import AccumulateGrad, _sequence
 from ..ops.einsum import movedim
-from ..ops.linalg import matmul
+from ..ops.linalg import matmul, mv
 from ..ops.reduce import mean, sum as sum_
-from ..ops.shape import squeeze_dim, stack, unsqueeze, view
+from ..ops.shape import squeeze_dim, stack, t, unsqueeze, view
 from ..tensors.tensor import Tensor
 from . import functional as F
+from .functional import argnum_positions
 
 
 def _positions(argnums, args, who: str) -> tuple:
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not positions:
-        raise RuntimeError(f"{who}: argnums must be non-empty")
-    for p in positions:
-        if not isinstance(p, int):
-            raise RuntimeError(f"{who}: argnums must be int or Tuple[int, ...], got: "
-                               f"{type(argnums).__name__}")
-        if not -len(args) <= p < len(args):
-            raise RuntimeError(f"Got argnums={argnums} while the number of positional args is "
-                               f"{len(args)}")
-    return tuple(p % len(args) for p in positions)
+    return argnum_positions(argnums, len(args))
 
 
 def _with(args, positions, values) -> list:
@@ -89,8 +80,10 @@ def _jacobian(func, argnums, has_aux, args, who, forward: bool):
         result = func(*_with(args, positions, values))
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
-                raise RuntimeError(f"{who}(f, ...)(*args): output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
+                # (torch's jacrev runs on vjp, its jacfwd on jvp: their words)
+                raise RuntimeError(("jvp(f, primals, tangents)" if forward else "vjp(f, *primals)")
+                                   + ": output of function f should be a tuple: (output, aux) "
+                                   "if has_aux is True")
             result, aux = result
             aux_box.append(aux)
         return result
@@ -123,10 +116,10 @@ def _forward_jacobian(func, inputs, tracked: bool):
         for j in range(size):
             tangents = []
             for m, other in enumerate(inputs):
-                t = Tensor._wrap(np.zeros_like(np.asarray(other.array)))
+                basis = np.zeros(np.shape(other.array), dtype=np.asarray(other.array).dtype)
                 if m == k:
-                    t.array.reshape(-1)[j] = 1
-                tangents.append(t)
+                    basis.reshape(-1)[j] = 1  # (set before wrapping: a 0-d array's is a copy)
+                tangents.append(Tensor._wrap(basis))
             _, dirs = F.jvp(func, tuple(inputs), tuple(tangents), create_graph=tracked)
             dirs = dirs if isinstance(dirs, tuple) else (dirs,)
             for c, d in zip(columns, dirs):
@@ -214,8 +207,11 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to only "
                                "contain Tensors")
         if p.array.shape != t.array.shape:
-            raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have "
-                               f"the same shape, got {p.shape} and {t.shape}")
+            sizes = ["[" + ", ".join(map(str, v.array.shape)) + "]" for v in (p, t)]
+            raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                               "that of the original Tensor, this is not supported. Tensor is "
+                               f"of size {sizes[0]} while the given forward gradient is of "
+                               f"size {sizes[1]}.")
     aux_box = []
 
     def call(*values):
@@ -302,15 +298,22 @@ def _engine_function(func, name: str) -> bool:
 def _known_rule(func, args, dims):
     """torch's batching rule for torch.dot / torch.matmul of vectors, torch.sum / torch.mean
     of a whole sample: the result with the batch dim first, or None."""
-    if any(d is None for d in dims) or any(type(a) is not Tensor for a in args):
+    if all(d is None for d in dims) or any(type(a) is not Tensor for a in args):
         return None
-    front = [a if d == 0 else movedim(a, d, 0) for a, d in zip(args, dims)]
+    front = [a if d in (None, 0) else movedim(a, d, 0) for a, d in zip(args, dims)]
+    samples = [a.array.ndim - (d is not None) for a, d in zip(front, dims)]
     if len(args) == 2 and (_engine_function(func, "dot") or _engine_function(func, "matmul")) \
-            and dims == (0, 0) and all(a.array.ndim == 2 for a in front) \
-            and front[0].array.shape == front[1].array.shape \
+            and samples == [1, 1] and front[0].array.shape[-1] == front[1].array.shape[-1] \
             and front[0].array.dtype == front[1].array.dtype:
-        product = matmul(unsqueeze(front[0], -2), unsqueeze(front[1], -1))
-        return squeeze_dim(squeeze_dim(product, -1), -1)
+        a, b = front
+        if None not in dims:  # a batch of dot products: matmul of (B, 1, n) and (B, n, 1)
+            product = matmul(unsqueeze(a, -2), unsqueeze(b, -1))
+            return squeeze_dim(squeeze_dim(product, -1), -1)
+        if dims[1] is None:  # the batch times one vector: mv
+            return mv(a, t(b))
+        return matmul(a, t(b))  # one vector times the batch (transposed)
+    if any(d is None for d in dims):
+        return None
     if len(args) == 1 and front[0].array.ndim >= 2:
         sample_dims = list(range(1, front[0].array.ndim))
         if _engine_function(func, "sum"):
