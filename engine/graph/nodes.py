@@ -23,6 +23,9 @@ NUMBERS = frozenset({bool, int, float})
 _sequence = itertools.count()
 _FREED = object()  # marks saved values released by a backward without retain_graph
 _NO_EDGE = (None, 0)  # an input that needs no gradient, as next_functions shows it
+# what the tensors room installs here, as the graph imports no Tensor (tensors/hooks.py):
+# "post_hook", "pre_hook" register a node's hooks; "tensor_class" gives the Tensor class
+FROM_TENSORS: dict = {}
 
 
 class Node:
@@ -62,15 +65,11 @@ class Node:
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) after the node's rule; may return new grad_inputs."""
-        from ..tensors.hooks import register_node_hook  # noqa: PLC0415 - the graph knows no Tensor
-
-        return register_node_hook(self, fn)
+        return FROM_TENSORS["post_hook"](self, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) before the node's rule; may return new grad_outputs."""
-        from ..tensors.hooks import register_node_prehook  # noqa: PLC0415
-
-        return register_node_prehook(self, fn)
+        return FROM_TENSORS["pre_hook"](self, fn)
 
     def tg_type_name(self) -> str:
         return self.op.name  # torch's node classes are named after the op (MulBackward0)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..core.unsupported import Unsupported
-from .nodes import _FREED, SECOND_BACKWARD, AccumulateGrad, Node, _read_positions
+from .nodes import _FREED, FROM_TENSORS, SECOND_BACKWARD, AccumulateGrad, Node, _read_positions
 from .saved_names import SAVED
 
 PREFIX = "_saved_"
@@ -114,6 +114,4 @@ def _tensor_class(node):
     for value in saved or ():
         if hasattr(value, "_grad_fn"):
             return type(value)
-    from ..tensors.tensor import Tensor  # noqa: PLC0415 - the graph does not import tensors
-
-    return Tensor
+    return FROM_TENSORS["tensor_class"]()

@@ -10,7 +10,7 @@ before retain_grad() keeps it; autograd.grad returns what the hooks left.
 from __future__ import annotations
 
 from ..core.session import current
-from ..graph.nodes import AccumulateGrad, edge_to
+from ..graph.nodes import FROM_TENSORS, AccumulateGrad, edge_to
 from ..ops.registry import Family, no_in_place
 
 # Tensor methods only: no op of its own
@@ -177,3 +177,7 @@ def _tensor_class():
     from .tensor import Tensor  # noqa: PLC0415 - tensor.py imports this module
 
     return Tensor
+
+
+FROM_TENSORS.update(post_hook=register_node_hook, pre_hook=register_node_prehook,
+                    tensor_class=_tensor_class)
