@@ -208,6 +208,12 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         found = stand_in(obj, name)
         if found is not None:
             return found
+        if name.startswith(("_saved_", "_raw_saved_")) and hasattr(obj, "next_functions"):
+            from autodiff.engine.graph import saved  # noqa: PLC0415 - the error path only
+            from autodiff.engine.graph.nodes import AccumulateGrad, Node  # noqa: PLC0415
+
+            if type(obj) is AccumulateGrad or isinstance(obj, Node):  # torch's catalogued names
+                return saved.saved_attribute(obj, name)
         raise refuse(obj, name)
     bounded = BOUNDED_METHODS.get(type(obj))
     if bounded is not None and name in bounded:

@@ -251,9 +251,24 @@ NAMES = {
     "torch.autograd.functional": (
         "fwAD hessian hvp jacobian jvp torch vhp vjp "
     ),
+    "torch.autograd.graph": (
+        "Any Callable Generator GradientEdge Iterable Iterator Literal MutableMapping NamedTuple "
+        "Node Optional RemovableHandle Sequence TYPE_CHECKING TorchDispatchMode TypeAlias Union "
+        "Variable WeakKeyDictionary WeakValueDictionary abc allow_mutation_on_saved_tensors cast "
+        "contextlib contextvars defaultdict deque disable_saved_tensors_hooks functools "
+        "get_gradient_edge increment_version log logging region_activation_memory_budget "
+        "register_multi_grad_hook save_on_cpu saved_tensors_hooks "
+        "set_override_stale_capture_stream set_warn_on_accumulate_grad_stream_mismatch threading "
+        "torch "
+    ),
     "torch.func": (
         "debug_unwrap functional_call functionalize grad grad_and_value hessian jacfwd jacrev "
         "jvp linearize rearrange replace_all_batch_norm_modules_ stack_module_state vjp vmap "
+    ),
+    "functorch": (
+        "FunctionalModule FunctionalModuleWithBuffers combine_state_for_ensemble functionalize "
+        "grad grad_and_value hessian jacfwd jacrev jvp make_functional "
+        "make_functional_with_buffers make_fx torch vjp vmap "
     ),
     "torch.linalg": (
         "LinAlgError cholesky cholesky_ex common_notes cond cross det diagonal eig eigh eigvals "

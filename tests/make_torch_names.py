@@ -18,7 +18,8 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent.parent / "interpreter" / "torch_names.py"
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
-           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
+           "torch.autograd", "torch.autograd.functional", "torch.autograd.graph", "torch.func", "functorch",
+           "torch.linalg", "torch.utils",
            "torch.utils.data", "torch.cuda", "torch.backends", "torch.backends.cudnn", "math", "random",
            "collections", "numpy", "numpy.random")
 

@@ -287,7 +287,20 @@ STANDARD = ["import sys\nsys.path.append('x')", "import sys\nprint(sys.stdout._r
             "import warnings\nwarnings.showwarning = print", "import warnings\nwarnings.warn.__closure__",
             "import warnings\nwarnings.catch_warnings()", "import string\nstring.Formatter().get_field('a', [], {})",
             "import random\nrandom.Random(1)._randbelow(3)", "import random\nrandom.randbytes(10 ** 9)"]
-ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("builtin", e) for e in FORBIDDEN_NAMES]
+# grad_fn's `_saved_*` names (torch's catalogue) reach saved values, never the node's insides
+SAVED = ["y.grad_fn._saved_self.__class__.__mro__", "y.grad_fn._saved_saved", "y.grad_fn._saved_op",
+         "y.grad_fn.next_functions[0][0]._saved_self._grad", "y.grad_fn._saved_",
+         "y.grad_fn._raw_saved_self", "y.grad_fn._saved_self_sym_sizes.__class__.__base__",
+         "getattr(y.grad_fn, '_saved_params')", "(t * 2).grad_fn._saved_other.array",
+         "t.exp().grad_fn._saved_result._grad_fn", "t.exp().grad_fn._saved_result.grad_fn.op",
+         "y.grad_fn.metadata.__class__.__subclasses__()", "y.grad_fn.user_metadata",
+         "y.grad_fn.register_hook(print).__dict__", "y.grad_fn.register_prehook(f)._hooks",
+         "y.grad_fn._saved_self_sym_sizes = 1",
+         "torch.autograd.graph.Node.__mro__", "torch.autograd.graph.Node._tg_is_instance",
+         "torch.func.vmap(f).__closure__", "torch.func.jacrev(f).__wrapped__",
+         "torch.func.vjp(f, t)[1].__closure__", "import functorch\nfunctorch.__dict__",
+         "import functorch\nfunctorch.vmap.__globals__", "torch.func.hessian(f).__code__"]
+ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("saved", e) for e in SAVED] + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]
