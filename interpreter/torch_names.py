@@ -969,6 +969,16 @@ NAMES = {
         "affine bias eps momentum num_batches_tracked num_features reset_parameters "
         "reset_running_stats running_mean running_var track_running_stats weight "
     ),
+    "torch.nn.modules.batchnorm.LazyBatchNorm1d": (
+        "affine bias cls_to_become eps has_uninitialized_params initialize_parameters momentum "
+        "num_batches_tracked num_features reset_parameters reset_running_stats running_mean "
+        "running_var track_running_stats weight "
+    ),
+    "torch.nn.modules.batchnorm.LazyBatchNorm2d": (
+        "affine bias cls_to_become eps has_uninitialized_params initialize_parameters momentum "
+        "num_batches_tracked num_features reset_parameters reset_running_stats running_mean "
+        "running_var track_running_stats weight "
+    ),
     "torch.nn.modules.container.ModuleDict": (
         "a clear items keys pop update values "
     ),
@@ -1188,6 +1198,8 @@ BASES = {
     "torch.nn.modules.activation.Tanh": "torch.nn.modules.module.Module",
     "torch.nn.modules.batchnorm.BatchNorm1d": "torch.nn.modules.module.Module",
     "torch.nn.modules.batchnorm.BatchNorm2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.batchnorm.LazyBatchNorm1d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.batchnorm.LazyBatchNorm2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.ModuleDict": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.ModuleList": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.Sequential": "torch.nn.modules.module.Module",

@@ -109,6 +109,8 @@ INSTANCES = {
     "torch.nn.modules.conv.ConvTranspose2d": "nn.ConvTranspose2d(1, 1, 3)",
     "torch.nn.modules.conv.LazyConv1d": "nn.LazyConv1d(2, 3)",
     "torch.nn.modules.conv.LazyConv2d": "nn.LazyConv2d(2, 3)",
+    "torch.nn.modules.batchnorm.LazyBatchNorm1d": "nn.LazyBatchNorm1d()",
+    "torch.nn.modules.batchnorm.LazyBatchNorm2d": "nn.LazyBatchNorm2d()",
     "torch.nn.modules.pooling.MaxPool2d": "nn.MaxPool2d(2)",
     "torch.nn.modules.pooling.AvgPool2d": "nn.AvgPool2d(2)",
     "torch.nn.modules.pooling.AdaptiveAvgPool2d": "nn.AdaptiveAvgPool2d(1)",

@@ -832,6 +832,8 @@ MODULE_FORMS: dict[str, tuple] = {
     "MaxPool2d": ("nn.MaxPool2d(2, stride=1)", f"({_IMAGE},)"),
     "AvgPool2d": ("nn.AvgPool2d(2)", f"({_IMAGE},)"),
     "AdaptiveAvgPool2d": ("nn.AdaptiveAvgPool2d(1)", f"({_IMAGE},)"),
+    "LazyBatchNorm1d": ("nn.LazyBatchNorm1d(momentum=0.3)", "(torch.randn(4, 3, requires_grad=True),)"),
+    "LazyBatchNorm2d": ("nn.LazyBatchNorm2d(affine=False)", f"({_IMAGE},)"),
     # a recurrent layer returns (output, hidden): the case follows the output
     "RNN": ("nn.RNN(3, 2, num_layers=2)", "(torch.randn(4, 1, 3, requires_grad=True),)",
             "m(*inputs)[0]"),

@@ -63,6 +63,8 @@ CLASS_PATHS = {
     "autodiff.engine.nn.normalization.BatchNorm1d": "torch.nn.modules.batchnorm.BatchNorm1d",
     "autodiff.engine.nn.normalization.BatchNorm2d": "torch.nn.modules.batchnorm.BatchNorm2d",
     "autodiff.engine.nn.normalization.LayerNorm": "torch.nn.modules.normalization.LayerNorm",
+    "autodiff.engine.nn.normalization.LazyBatchNorm1d": "torch.nn.modules.batchnorm.LazyBatchNorm1d",
+    "autodiff.engine.nn.normalization.LazyBatchNorm2d": "torch.nn.modules.batchnorm.LazyBatchNorm2d",
     "autodiff.engine.nn.parallel.DataParallel": "torch.nn.parallel.data_parallel.DataParallel",
     "autodiff.engine.nn.rnn.GRU": "torch.nn.modules.rnn.GRU",
     "autodiff.engine.nn.rnn.GRUCell": "torch.nn.modules.rnn.GRUCell",

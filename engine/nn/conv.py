@@ -15,6 +15,7 @@ from . import init
 from .layers import _uninitialised, weight_and_bias
 from .module import Module
 from ..tensors.parameter import announce
+from ..tensors.tensor import mark_initialised, mark_uninitialised
 from ..ops.conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose1d,
                         conv_transpose2d, max_pool2d)
 
@@ -193,6 +194,9 @@ class _LazyConv:
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         self.eager.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
                             bias, padding_mode, device, dtype)
+        for param in (self.weight, self.bias):
+            if param is not None:
+                mark_uninitialised(param, "Parameter")
 
     def reset_parameters(self) -> None:
         if self.in_channels != 0:
@@ -211,6 +215,7 @@ class _LazyConv:
         self.reset_parameters()
         for param in (self.weight, self.bias):
             if param is not None:
+                mark_initialised(param)
                 announce(param)
         return self.forward(input)
 

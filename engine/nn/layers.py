@@ -35,7 +35,7 @@ from ..ops.nn import cross_entropy, mse_loss, nll_loss
 from ..ops.random import dropout
 from ..ops.shape import flatten
 from ..core.session import check_allocation
-from ..tensors.tensor import Tensor
+from ..tensors.tensor import Tensor, mark_initialised, mark_uninitialised
 
 
 class Linear(Module):
@@ -78,9 +78,9 @@ class LazyLinear(Linear):
         Module.__init__(self)
         self.in_features = 0
         self.out_features = out_features
-        self.weight = make_parameter(_uninitialised((0,), dtype))
+        self.weight = lazy_parameter(dtype)
         if bias:
-            self.bias = make_parameter(_uninitialised((0,), dtype))
+            self.bias = lazy_parameter(dtype)
         else:
             self.register_parameter("bias", None)
 
@@ -98,6 +98,7 @@ class LazyLinear(Linear):
         self.reset_parameters()
         for param in (self.weight, self.bias):
             if param is not None:
+                mark_initialised(param)
                 announce(param)
         return linear(input, self.weight, self.bias)
 
@@ -117,6 +118,15 @@ def weight_and_bias(layer, shape: tuple, bias: bool, dtype, outputs: int | None 
     for param in (layer.weight, layer.bias):
         if param is not None:
             announce(param)  # initialised: now a leaf like any other
+
+
+def lazy_parameter(dtype, kind: str = "Parameter") -> Tensor:
+    """A lazy module's parameter (or buffer) before its first call: empty, printed as torch's
+    <UninitializedParameter>, shaped and initialised by the module's first forward."""
+    empty = _uninitialised((0,), dtype)
+    tensor = make_parameter(empty) if kind == "Parameter" else empty
+    mark_uninitialised(tensor, kind)
+    return tensor
 
 
 def _uninitialised(shape: tuple, dtype) -> Tensor:
