@@ -59,7 +59,12 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
                      "sort", "copy", "clear"}),
     str: frozenset({"format", "join", "upper", "lower", "strip", "split", "replace",
                     "startswith", "endswith", "lstrip", "rstrip", "ljust", "rjust", "center",
-                    "zfill", "count", "find", "title", "capitalize", "isdigit"}),
+                    "zfill", "count", "find", "title", "capitalize", "isdigit",
+                    # the rest of str's own pure methods: str, list, bool or int results
+                    "splitlines", "rsplit", "partition", "rpartition", "isalpha", "isalnum",
+                    "isspace", "islower", "isupper", "isnumeric", "isdecimal", "isidentifier",
+                    "istitle", "isascii", "isprintable", "swapcase", "casefold", "index",
+                    "rfind", "rindex", "expandtabs", "removeprefix", "removesuffix"}),
     tuple: frozenset({"index", "count"}),
     int: frozenset(),
     float: frozenset(),
@@ -67,7 +72,8 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
     dict: frozenset({"items", "keys", "values", "get", "pop", "update", "setdefault", "copy",
                      "clear"}),
     set: frozenset({"add", "remove", "discard", "update", "union", "intersection",
-                    "difference", "copy", "clear"}),
+                    "difference", "copy", "clear", "pop", "issubset", "issuperset",
+                    "isdisjoint", "symmetric_difference"}),
 }
 BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
 BUILTIN_PUBLIC[property] = frozenset({"setter", "getter", "deleter"})  # `@v.setter`

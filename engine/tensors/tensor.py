@@ -439,6 +439,9 @@ class Tensor(metaclass=_TensorType):
 
     is_cuda = False
 
+    def get_device(self) -> int:
+        return -1  # torch's answer for a CPU tensor
+
     def cpu(self) -> "Tensor":
         return self
 
@@ -531,7 +534,7 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement", "is_contiguous",
+        "bool", "device", "is_cuda", "get_device", "cpu", "cuda", "numpy", "type", "nelement", "is_contiguous",
         "_version"}  # (an int; tutorials show it counting in-place changes)
     _tg_writable = frozenset({"requires_grad", "grad", "data"})
     _tg_type_name = "torch._C.TensorBase"  # as torch's own errors name the type

@@ -1,0 +1,95 @@
+"""Small pieces of the surface tutorials use, against live torch (skipped without it):
+str's and set's pure methods, Tensor.get_device, torch.seed, nn.init's deprecated names,
+the lazy modules' uninitialised parameters and nn.LazyBatchNorm1d/2d."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from autodiff.interpreter import run_source
+from torch_programs import run_under_torch
+
+pytest.importorskip("torch")
+
+PROGRAMS = {
+    "str_and_set_methods": """s = "a b\\nc,d\\r\\ne\\n"
+print(s.splitlines(), s.splitlines(True), s.rsplit(None, 1), s.rsplit(",", 1), s.partition(","))
+print(s.rpartition("x"), "ab1".isalnum(), "ab".isalpha(), " \\t".isspace(), "ab".islower())
+print("AB".isupper(), "12".isnumeric(), "1.2".isdecimal(), "x_1".isidentifier(), "Ab Cd".istitle())
+print("Ab".swapcase(), "Straße".casefold(), "abcb".index("b"), "abcb".rfind("b"), "abcb".rindex("b", 0, 3))
+print("a\\tb".expandtabs(4), "pre_x".removeprefix("pre_"), "x.py".removesuffix(".py"), "é".isascii())
+t = {1, 2, 3}
+print({1}.issubset(t), t.issuperset({2, 5}), t.isdisjoint({5}), sorted(t.symmetric_difference({3, 4})))
+try:
+    "abc".index("z")
+except ValueError as e:
+    print(type(e).__name__, e)
+""",
+    "device_seed_and_init": """import torch
+import torch.nn as nn
+print(torch.zeros(2).get_device(), torch.tensor(1.0).get_device())
+g = torch.Generator()
+s = g.seed()
+print(type(s).__name__, g.initial_seed() == s)
+torch.manual_seed(0)
+w = torch.empty(2, 3)
+print(nn.init.normal(w) is w, w)
+nn.init.uniform(w, -1, 1)
+nn.init.constant(w[0], 0.5)
+print(w)
+nn.init.xavier_uniform(w)
+nn.init.xavier_normal(w, gain=2)
+nn.init.kaiming_normal(w, mode="fan_out")
+nn.init.kaiming_uniform(w, a=1)
+print(w)
+""",
+    "lazy_modules": """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+m = nn.LazyBatchNorm2d()
+print(m, m.weight, m.running_mean, m.num_batches_tracked, m.num_features)
+print(list(m.parameters()), m.state_dict())
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+y = m(torch.randn(2, 3, 2, 2) * 3 + 1)
+print(type(m).__name__, m, m.weight, m.running_mean, m.running_var, m.num_batches_tracked)
+(y ** 2).sum().backward()
+opt.step()
+print(m.weight, m.bias)
+m.eval()
+print(m(torch.ones(1, 3, 1, 1)))
+for lazy in (nn.LazyBatchNorm1d(affine=False, momentum=0.2),
+             nn.LazyBatchNorm1d(track_running_stats=False), nn.LazyBatchNorm1d(momentum=None)):
+    print(lazy)
+    lazy(torch.randn(4, 3, 2))
+    print(lazy, lazy.running_mean, lazy.state_dict().keys())
+l = nn.LazyLinear(2)
+c = nn.LazyConv2d(2, 3)
+print(l.weight, l.bias, c.weight, c.bias, l.state_dict())
+l(torch.ones(1, 3))
+print(l.weight.shape, l)
+try:
+    nn.LazyBatchNorm2d()(torch.randn(2, 3))
+except ValueError as e:
+    print(type(e).__name__, e)
+""",
+}
+
+_ADDRESS = re.compile(r"0x[0-9a-f]+")
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return run_under_torch(PROGRAMS)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_prints_as_torch(name, reference):
+    out = io.StringIO()
+    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=io.StringIO())
+    expected = reference[name]
+    assert result.error is None, result.error
+    assert expected.error is None, expected.error
+    assert _ADDRESS.sub("0xADDR", out.getvalue()) == _ADDRESS.sub("0xADDR", expected.stdout)
