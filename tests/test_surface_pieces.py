@@ -1,6 +1,7 @@
 """Small pieces of the surface tutorials use, against live torch (skipped without it):
 str's and set's pure methods, Tensor.get_device, torch.seed, nn.init's deprecated names,
-the lazy modules' uninitialised parameters and nn.LazyBatchNorm1d/2d."""
+the lazy modules' uninitialised parameters and nn.LazyBatchNorm1d/2d, torch.multinomial and
+Tensor.exponential_ (torch's draws, with and without replacement, and their errors)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,34 @@ try:
     nn.LazyBatchNorm2d()(torch.randn(2, 3))
 except ValueError as e:
     print(type(e).__name__, e)
+""",
+    "multinomial_and_exponential": """import torch
+torch.manual_seed(0)
+print(torch.empty(5).exponential_(), torch.empty(3, dtype=torch.float64).exponential_(2.0))
+p = torch.tensor([0.1, 0.2, 0.3, 0.4])
+print(torch.multinomial(p, 2), torch.multinomial(p, 4), torch.multinomial(p, 1))
+print(torch.multinomial(p, 10, replacement=True), p.multinomial(num_samples=6, replacement=True))
+w = torch.rand(3, 5, dtype=torch.float64)
+print(torch.multinomial(w, 3), torch.multinomial(w, 7, True), w.multinomial(1))
+g = torch.Generator().manual_seed(5)
+print(torch.multinomial(torch.tensor([1.0, 5.0, 2.0]), 2, generator=g))
+probs = torch.softmax(torch.randn(27), dim=0)
+print(torch.multinomial(probs, num_samples=20, replacement=True).tolist())
+ix = torch.multinomial(probs, 1, replacement=True, generator=g).item()
+print(ix)
+x = torch.zeros(4, requires_grad=True) * 2
+y = x.exponential_(3)
+print(y, y.grad_fn)
+for bad in (lambda: torch.empty(3).exponential_(0), lambda: torch.empty(3, dtype=torch.int64).exponential_(),
+            lambda: torch.multinomial(p, 0), lambda: torch.multinomial(p, 5), lambda: torch.multinomial(torch.tensor([1, 2]), 1),
+            lambda: torch.multinomial(torch.tensor([-1., 2]), 1), lambda: torch.multinomial(torch.tensor([-1., 2]), 2, True),
+            lambda: torch.multinomial(torch.tensor([0., 0]), 1), lambda: torch.multinomial(torch.tensor([0., 0]), 2, True),
+            lambda: torch.multinomial(torch.tensor(1.), 1), lambda: torch.multinomial(torch.tensor([float('inf'), 1.]), 2, True),
+            lambda: torch.multinomial(torch.tensor([float('nan'), 1.]), 2, True), lambda: torch.multinomial(p, 2.0)):
+    try:
+        bad()
+    except Exception as e:
+        print(type(e).__name__, e)
 """,
 }
 

@@ -96,6 +96,8 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
        for name in ("atan2", "arctan2", "maximum", "minimum")},
     "index_fill": ("(Tensor input, int dim, Tensor index, Tensor value)",
                    "(Tensor input, int dim, Tensor index, Number value)"),
+    "multinomial": ("(Tensor input, int num_samples, bool replacement = False, *, "
+                    "torch.Generator generator = None, Tensor out = None)",),
     "repeat_interleave": (
         "(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
         "(Tensor repeats, *, int output_size = None)",
@@ -154,6 +156,8 @@ METHODS: dict[str, tuple[str, ...]] = {
        for name in ("masked_fill", "masked_fill_")},
     **{name: ("(int dim, Tensor index, Tensor value)", "(int dim, Tensor index, Number value)")
        for name in ("index_fill", "index_fill_")},
+    "multinomial": ("(int num_samples, bool replacement = False, *, "
+                    "torch.Generator generator = None)",),
     "repeat_interleave": ("(Tensor repeats, int dim = None, *, int output_size = None)",
                           "(int repeats, int dim = None, *, int output_size = None)"),
 }

@@ -150,6 +150,11 @@ class Generator(metaclass=TorchCClass):
                 self._next_normal = float(both[-1])
         return _scale(out, mean, std)
 
+    def exponential(self, n: int, dtype, lambd: float = 1.0) -> np.ndarray:
+        """n values of Exp(lambd), of NumPy dtype float32 or float64: torch's CPU kernel takes
+        -1/lambd * log1p(-u) of a double draw u (the C library's log1p), then rounds."""
+        return ((-1.0 / lambd) * libm(math.log1p, -self._doubles(n))).astype(dtype)
+
     def integers(self, n: int, low: int, high: int) -> np.ndarray:
         """n int64 values in [low, high)."""
         span = high - low
