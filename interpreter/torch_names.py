@@ -985,6 +985,12 @@ NAMES = {
     "torch.nn.modules.container.ModuleList": (
         "append extend insert pop "
     ),
+    "torch.nn.modules.container.ParameterDict": (
+        "a clear copy fromkeys get items keys pop popitem setdefault update values "
+    ),
+    "torch.nn.modules.container.ParameterList": (
+        "append extend "
+    ),
     "torch.nn.modules.container.Sequential": (
         "append extend insert pop "
     ),
@@ -1202,6 +1208,8 @@ BASES = {
     "torch.nn.modules.batchnorm.LazyBatchNorm2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.ModuleDict": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.ModuleList": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.ParameterDict": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.ParameterList": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.Sequential": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.Conv1d": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.Conv2d": "torch.nn.modules.module.Module",

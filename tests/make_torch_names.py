@@ -117,6 +117,8 @@ INSTANCES = {
     "torch.nn.modules.sparse.Embedding": "nn.Embedding(3, 2)",
     "torch.nn.modules.container.Sequential": "nn.Sequential(nn.ReLU())",
     "torch.nn.modules.container.ModuleList": "nn.ModuleList([nn.ReLU()])",
+    "torch.nn.modules.container.ParameterList": "nn.ParameterList([nn.Parameter(torch.ones(1))])",
+    "torch.nn.modules.container.ParameterDict": "nn.ParameterDict({'a': nn.Parameter(torch.ones(1))})",
     "torch.nn.modules.container.ModuleDict": "nn.ModuleDict({'a': nn.ReLU()})",
     "torch.nn.modules.batchnorm.BatchNorm1d": "nn.BatchNorm1d(3)",
     "torch.nn.modules.batchnorm.BatchNorm2d": "nn.BatchNorm2d(3)",

@@ -1,7 +1,8 @@
 """Small pieces of the surface tutorials use, against live torch (skipped without it):
 str's and set's pure methods, Tensor.get_device, torch.seed, nn.init's deprecated names,
 the lazy modules' uninitialised parameters and nn.LazyBatchNorm1d/2d, torch.multinomial and
-Tensor.exponential_ (torch's draws, with and without replacement, and their errors)."""
+Tensor.exponential_ (torch's draws, with and without replacement, and their errors),
+nn.ParameterList and nn.ParameterDict."""
 
 from __future__ import annotations
 
@@ -103,6 +104,53 @@ for bad in (lambda: torch.empty(3).exponential_(0), lambda: torch.empty(3, dtype
         bad()
     except Exception as e:
         print(type(e).__name__, e)
+""",
+    "parameter_containers": """import torch
+import torch.nn as nn
+pl = nn.ParameterList([nn.Parameter(torch.ones(2)), nn.Parameter(torch.zeros(2, 3))])
+print(pl)
+print(len(pl), pl[0], type(pl[1]).__name__)
+pl.append(nn.Parameter(torch.ones(1)))
+pl.extend([torch.zeros(2)])
+print(pl, [type(p).__name__ for p in pl], pl[3].requires_grad)
+print(list(dict(pl.named_parameters()).keys()))
+print(pl[-1], pl[1:])
+pd = nn.ParameterDict({"a": nn.Parameter(torch.ones(2)), "b": torch.zeros(3)})
+print(pd)
+print(pd["a"], list(pd.keys()), len(pd), "a" in pd)
+pd["c"] = nn.Parameter(torch.ones(1, 2))
+pd.update({"d": nn.Parameter(torch.ones(2, dtype=torch.float64))})
+print(pd, [k for k, v in pd.items()])
+print(list(dict(pd.named_parameters()).keys()))
+print(pd.pop("a"), pd)
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ws = nn.ParameterList([nn.Parameter(torch.randn(2, 2)) for _ in range(3)])
+        self.bs = nn.ParameterDict({"first": nn.Parameter(torch.zeros(2))})
+    def forward(self, x):
+        for w in self.ws:
+            x = x @ w
+        return x + self.bs["first"]
+torch.manual_seed(0)
+m = M()
+print(m)
+print([n for n, _ in m.named_parameters()])
+print(m.state_dict().keys())
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+loss = m(torch.ones(1, 2)).pow(2).sum()
+loss.backward()
+opt.step()
+print(m.ws[0], m.bs["first"].grad)
+pl2 = nn.ParameterList([1, "x", torch.ones(1)])
+print(pl2, [type(p).__name__ for p in pl2])
+print(nn.ParameterList(), nn.ParameterDict())
+pl[0] = nn.Parameter(torch.zeros(5))
+print(pl)
+for k in pd:
+    print(k, pd.get(k).shape)
+print(pd.get("zz"), pd.setdefault("e", torch.ones(1)))
+
 """,
 }
 

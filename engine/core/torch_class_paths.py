@@ -57,6 +57,8 @@ CLASS_PATHS = {
     "autodiff.engine.nn.layers.ModuleDict": "torch.nn.modules.container.ModuleDict",
     "autodiff.engine.nn.layers.ModuleList": "torch.nn.modules.container.ModuleList",
     "autodiff.engine.nn.layers.NLLLoss": "torch.nn.modules.loss.NLLLoss",
+    "autodiff.engine.nn.layers.ParameterDict": "torch.nn.modules.container.ParameterDict",
+    "autodiff.engine.nn.layers.ParameterList": "torch.nn.modules.container.ParameterList",
     "autodiff.engine.nn.layers.Sequential": "torch.nn.modules.container.Sequential",
     "autodiff.engine.nn.layers.SmoothL1Loss": "torch.nn.modules.loss.SmoothL1Loss",
     "autodiff.engine.nn.module.Module": "torch.nn.modules.module.Module",
