@@ -13,6 +13,7 @@ import numpy as np
 
 from .graph import calls as _autograd
 from .autograd import gradcheck as autograd_gradcheck, functional as functional_autograd
+from .autograd import func_transforms
 from .tensors import creation, random_creation, serialization
 from .data import loader as data
 from .core import devices, dtypes
@@ -153,7 +154,24 @@ class Variable(metaclass=TensorKind):
         return announce(data.detach().requires_grad_(requires_grad))
 
 
+class GraphNode(metaclass=TensorKind):
+    """torch.autograd.graph.Node, for `isinstance(t.grad_fn, Node)`: every grad_fn is one."""
+
+    _tg_path = "torch.autograd.graph.Node"
+    _tg_public = frozenset()
+
+    @staticmethod
+    def _tg_is_instance(value) -> bool:
+        return isinstance(value, (Node, AccumulateGrad))
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Can't instantiate abstract class Node with abstract methods "
+                        "_input_metadata, _register_hook_dict, _sequence_nr, metadata, name, "
+                        "next_functions, register_hook, register_prehook")
+
+
 autograd = make_namespace("torch.autograd", {
+    "graph": make_namespace("torch.autograd.graph", {"Node": GraphNode}),
     "grad": grad, "backward": backward, "Function": Function, "Variable": Variable,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "set_detect_anomaly": set_detect_anomaly, "detect_anomaly": detect_anomaly,
@@ -172,7 +190,11 @@ nn = make_namespace("torch.nn", {"functional": functional,
 optim_namespace = make_namespace("torch.optim", dict(
     optim.OPTIMIZERS, Optimizer=optim.Optimizer,
     lr_scheduler=make_namespace("torch.optim.lr_scheduler", lr_scheduler.SCHEDULERS)))
-func = make_namespace("torch.func", {"grad": functional_autograd.func_grad})
+func = make_namespace("torch.func", {"grad": functional_autograd.func_grad,
+                                     **func_transforms.FUNCTIONS})
+# functorch: torch's older name for torch.func's transforms
+functorch = make_namespace("functorch", {"grad": functional_autograd.func_grad,
+                                         **func_transforms.FUNCTIONS})
 linalg = make_namespace("torch.linalg", ops_reduce.LINALG)
 utils = make_namespace("torch.utils", {"data": make_namespace("torch.utils.data", data.FUNCTIONS)})
 
@@ -214,7 +236,8 @@ torch = make_namespace("torch", {
                                random_creation.randint, random_creation.randperm,
                                random_creation.normal, random_creation.rand_like,
                                random_creation.randn_like, random_creation.randint_like,
-                               random_creation.manual_seed, random_creation.initial_seed)},
+                               random_creation.manual_seed, random_creation.initial_seed,
+                               random_creation.seed)},
     "Generator": Generator,
     "no_grad": no_grad, "enable_grad": enable_grad, "set_grad_enabled": set_grad_enabled,
     "inference_mode": inference_mode,
@@ -232,6 +255,6 @@ torch = make_namespace("torch", {
     **dtypes.ALIASES,
 })
 
-__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "utils", "linalg",
+__all__ = ["torch", "nn", "functional", "autograd", "optim_namespace", "func", "functorch", "utils", "linalg",
            "Tensor",
            "Node", "AccumulateGrad"]

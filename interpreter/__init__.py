@@ -61,7 +61,8 @@ def default_modules(rt: Runtime | None = None) -> dict[str, Any]:
     return {"torch": api.torch, "torch.nn": api.nn, "torch.nn.functional": api.functional,
             "torch.nn.init": api.nn.init, "torch.optim": api.optim_namespace,
             "torch.autograd": api.autograd, "torch.autograd.functional": api.autograd.functional,
-            "torch.func": api.func, "torch.utils": api.utils, "torch.utils.data": api.utils.data,
+            "torch.autograd.graph": api.autograd.graph,
+            "torch.func": api.func, "functorch": api.functorch, "torch.utils": api.utils, "torch.utils.data": api.utils.data,
             "torch.linalg": api.linalg,
             "math": MathNamespace(), **std_modules(Runtime() if rt is None else rt)}
 

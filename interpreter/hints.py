@@ -359,8 +359,9 @@ def _no_cuda(m: re.Match, cx: Context) -> str | None:
 
 @rule("FileNotFoundError", r"No such file or directory")
 def _no_host_files(m: re.Match, cx: Context) -> str | None:
-    return _("A .tg program sees no real files: only those it wrote itself in this run "
-             "(open(..., \"w\"), torch.save, os.makedirs) exist, in memory, until it ends. "
+    return _("Reading the computer's files is not supported by autodiff: a .tg program sees "
+             "only the files it wrote itself in this run "
+             "(open(..., \"w\"), torch.save, os.makedirs), kept in memory until it ends. "
              "Write the file earlier in the program, or make the data in it (torch.tensor([...])).")
 
 

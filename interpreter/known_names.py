@@ -13,7 +13,8 @@ from autodiff.engine.core.unsupported import Unsupported
 # while the engine lacks it.
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.optim",
            "torch.optim.lr_scheduler",
-           "torch.autograd", "torch.autograd.functional", "torch.func", "torch.linalg", "torch.utils",
+           "torch.autograd", "torch.autograd.functional", "torch.autograd.graph", "torch.func", "functorch",
+           "torch.linalg", "torch.utils",
            "torch.utils.data", "math", "numpy", "numpy.random", "os", "os.path",
            "sys", "time", "random", "collections", "itertools", "functools", "warnings",
            "typing", "re", "copy", "string")  # (the last line: stdlib/__init__.STD_MODULES)

@@ -56,7 +56,22 @@ def language_surface() -> dict[str, list[str]]:
             "bases": sorted(_torch_path(kind) for kind in classes if "tg_subclass" in vars(kind)),
             "readable": sorted(readable), "writable": sorted(writable),
             "readable_dunders": sorted(READABLE_DUNDERS),
-            "protocol_methods": sorted(PROTOCOL_METHODS)}
+            "protocol_methods": sorted(PROTOCOL_METHODS), "saved_names": saved_names()}
+
+
+def saved_names() -> dict[str, list[str]]:
+    """Per grad_fn class torch has (`MulBackward0`), its catalogued `_saved_*` names
+    (engine/graph/saved_names.py): the one kind of '_' name a program may read, and only
+    from such a node (the child checks the object)."""
+    from autodiff.engine.graph.saved import PREFIX
+    from autodiff.engine.graph.saved_names import SAVED
+
+    return {node: sorted(PREFIX + key for key in keys) for node, keys in SAVED.items() if keys}
+
+
+@lru_cache(maxsize=1)
+def _saved_name_set() -> frozenset[str]:
+    return frozenset(name for names in saved_names().values() for name in names)
 
 
 def _engine_classes() -> list[type]:
@@ -149,13 +164,16 @@ def check_program(source: str, filename: str) -> TgError | None:
         compile_program(module, filename, source)
     except TgError as exc:
         return exc
-    allowed = _init_methods(module)
+    allowed, targets = _init_methods(module), _targets(module)
     for node in tg_ast.walk(module):
         if id(node) in allowed:
             continue
         for name, col in _identifiers(node):
-            if private(unicodedata.normalize("NFKC", name)) and not (
-                    type(node) in _VARIABLE_NODES and not name.startswith("__")):
+            read = unicodedata.normalize("NFKC", name)  # (as CPython reads it)
+            if private(read) and not (
+                    type(node) in _VARIABLE_NODES and not name.startswith("__")) and not (
+                    type(node) is tg_ast.Attribute and id(node) not in targets
+                    and read in _saved_name_set()):  # read, never set: the child checks the node
                 return TgError(REFUSED, f"'{name}' starts with '_': no .tg name does",
                                filename=filename, line=node.line, col=col,
                                end_col=col + len(name))
@@ -166,6 +184,30 @@ def check_program(source: str, filename: str) -> TgError | None:
 # (`for _ in range(3)`), as in the language; only a dunder could mean something to CPython
 _VARIABLE_NODES = (tg_ast.Name, tg_ast.Param, tg_ast.FunctionDef, tg_ast.ExceptHandler,
                    tg_ast.With, tg_ast.Global, tg_ast.Nonlocal)
+
+
+def _targets(module) -> set[int]:
+    """The attribute nodes a program sets or deletes (`a.b = 1`, `del a.b`, `for a.b in`)."""
+    found: set[int] = set()
+
+    def add(target) -> None:
+        kind = type(target)
+        if kind is tg_ast.Attribute:
+            found.add(id(target))
+        elif kind in (tg_ast.Tuple, tg_ast.List):
+            for element in target.elts:
+                add(element)
+        elif kind is tg_ast.Starred:
+            add(target.value)
+
+    for node in tg_ast.walk(module):
+        kind = type(node)
+        if kind is tg_ast.Assign or kind is tg_ast.Delete:
+            for target in node.targets:
+                add(target)
+        elif kind in (tg_ast.AugAssign, tg_ast.AnnAssign, tg_ast.For, tg_ast.Comprehension):
+            add(node.target)
+    return found
 
 
 def _init_methods(module) -> set[int]:

@@ -59,7 +59,12 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
                      "sort", "copy", "clear"}),
     str: frozenset({"format", "join", "upper", "lower", "strip", "split", "replace",
                     "startswith", "endswith", "lstrip", "rstrip", "ljust", "rjust", "center",
-                    "zfill", "count", "find", "title", "capitalize", "isdigit"}),
+                    "zfill", "count", "find", "title", "capitalize", "isdigit",
+                    # the rest of str's own pure methods: str, list, bool or int results
+                    "splitlines", "rsplit", "partition", "rpartition", "isalpha", "isalnum",
+                    "isspace", "islower", "isupper", "isnumeric", "isdecimal", "isidentifier",
+                    "istitle", "isascii", "isprintable", "swapcase", "casefold", "index",
+                    "rfind", "rindex", "expandtabs", "removeprefix", "removesuffix"}),
     tuple: frozenset({"index", "count"}),
     int: frozenset(),
     float: frozenset(),
@@ -67,7 +72,8 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
     dict: frozenset({"items", "keys", "values", "get", "pop", "update", "setdefault", "copy",
                      "clear"}),
     set: frozenset({"add", "remove", "discard", "update", "union", "intersection",
-                    "difference", "copy", "clear"}),
+                    "difference", "copy", "clear", "pop", "issubset", "issuperset",
+                    "isdisjoint", "symmetric_difference"}),
 }
 BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
 BUILTIN_PUBLIC[property] = frozenset({"setter", "getter", "deleter"})  # `@v.setter`
@@ -208,6 +214,12 @@ def get_attribute(obj: Any, name: str, policy: AttributePolicy) -> Any:
         found = stand_in(obj, name)
         if found is not None:
             return found
+        if name.startswith(("_saved_", "_raw_saved_")) and hasattr(obj, "next_functions"):
+            from autodiff.engine.graph import saved  # noqa: PLC0415 - the error path only
+            from autodiff.engine.graph.nodes import AccumulateGrad, Node  # noqa: PLC0415
+
+            if type(obj) is AccumulateGrad or isinstance(obj, Node):  # torch's catalogued names
+                return saved.saved_attribute(obj, name)
         raise refuse(obj, name)
     bounded = BOUNDED_METHODS.get(type(obj))
     if bounded is not None and name in bounded:

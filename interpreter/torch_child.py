@@ -195,6 +195,22 @@ def private(name, surface):
     return name.startswith("_") and name not in surface["readable_dunders"]
 
 
+def saved_names(surface):
+    """Every catalogued `_saved_*` name, of any grad_fn class."""
+    found = surface.get("saved_set")
+    if found is None:
+        found = surface["saved_set"] = frozenset(
+            name for names in surface["saved_names"].values() for name in names)
+    return found
+
+
+def saved_read(node, name, surface):
+    """`a._saved_self` read (never set or deleted): the one '_' attribute the text may have;
+    the guard lets it through only on a grad_fn node (Guard.saved)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
+        and name in saved_names(surface)
+
+
 def template_fields(template):
     for _, field, spec, _ in string.Formatter().parse(template):
         if field is not None:
@@ -254,7 +270,8 @@ def node_problem(node, at, surface, program):
     variable = isinstance(node, (ast.Name, ast.arg, ast.FunctionDef, ast.ExceptHandler,
                                  ast.Global, ast.Nonlocal))
     for name in names:
-        if private(name, surface) and not (variable and not name.startswith("__")):
+        if private(name, surface) and not (variable and not name.startswith("__")) \
+                and not saved_read(node, name, surface):
             return at(node, f"'{name}' starts with '_': no .tg name does",
                       name if isinstance(node, ast.Attribute) else None)
     if isinstance(node, ast.Name) and node.id not in program.bound:
@@ -279,7 +296,7 @@ def node_problem(node, at, surface, program):
             return None
         return at(node, f"setting attribute '{attr}' is not part of .tg programs", attr)
     if attr not in surface["readable"] and attr not in program.chosen_names \
-            and not program.misspellings:
+            and not program.misspellings and not saved_read(node, attr, surface):
         return at(node, f"attribute '{attr}' is not part of the .tg language (autodiff run "
                         "says what PyTorch says of it)", attr)
     if attr == "format":
@@ -350,6 +367,9 @@ class Guard:
         self.contexts = ()  # torch's ctx of a custom Function: holds the program's attributes
         self.torch_module = ()  # torch.nn.Module: its registries hold the program's names
         self.node = ()  # torch.autograd.graph.Node: grad_fn objects are its virtual subclasses
+        # grad_fn class name -> its catalogued `_saved_*` names; any of them, on any node
+        self.saved_of = {k: frozenset(v) for k, v in surface["saved_names"].items()}
+        self.saved_any = saved_names(surface)
         self.misspellings = False  # let a name nothing has fail as in Python (trusted programs)
         self.stop_here = None  # a stop at the running line: for a name given as a string
         self.forbidden = {id(getattr(builtins, n)) for n in dir(builtins)
@@ -417,7 +437,19 @@ class Guard:
             names = cache[kind] = frozenset().union(*mapped) if mapped else self.readable
         return names
 
+    def saved(self, obj, name):
+        """A catalogued `_saved_*` name on a grad_fn node: one its class has (a tensor, a
+        shape, a parameter), or one nothing of the node has (torch's AttributeError)."""
+        return name in self.saved_any and isinstance(obj, self.node) \
+            and not isinstance(obj, type) and (
+                name in self.saved_of.get(type(obj).__name__, ()) or absent(obj, name))
+
     def get(self, obj, name, site):
+        if name.startswith("_saved_"):
+            if not self.saved(obj, name):
+                self.refuse(site, f"attribute '{name}' of this object is not part of the .tg "
+                                  "language", name)
+            return self._handed_out(getattr(obj, name), site, name)
         if name == "__class__":  # what the program's `type(x)` gives
             kind = type(obj)
             if issubclass(kind, type) or isinstance(obj, super):  # (`super` makes no calls here)
@@ -945,7 +977,7 @@ class Child:
 
         def getattr(*args, **kwargs):  # noqa: A001 - the program's builtin
             name = named("getattr", args, 2, 3, kwargs)
-            if private(name, surface):
+            if private(name, surface) and not guard.saved(args[0], name):
                 if len(args) == 3:
                     return args[2]
                 self.stop_here(f"'{name}' starts with '_': no .tg name does")
@@ -958,7 +990,7 @@ class Child:
 
         def hasattr(*args, **kwargs):  # noqa: A001
             name = named("hasattr", args, 2, 2, kwargs)
-            if private(name, surface):
+            if private(name, surface) and not guard.saved(args[0], name):
                 return False
             try:
                 guard.get(args[0], name, None)

@@ -251,9 +251,24 @@ NAMES = {
     "torch.autograd.functional": (
         "fwAD hessian hvp jacobian jvp torch vhp vjp "
     ),
+    "torch.autograd.graph": (
+        "Any Callable Generator GradientEdge Iterable Iterator Literal MutableMapping NamedTuple "
+        "Node Optional RemovableHandle Sequence TYPE_CHECKING TorchDispatchMode TypeAlias Union "
+        "Variable WeakKeyDictionary WeakValueDictionary abc allow_mutation_on_saved_tensors cast "
+        "contextlib contextvars defaultdict deque disable_saved_tensors_hooks functools "
+        "get_gradient_edge increment_version log logging region_activation_memory_budget "
+        "register_multi_grad_hook save_on_cpu saved_tensors_hooks "
+        "set_override_stale_capture_stream set_warn_on_accumulate_grad_stream_mismatch threading "
+        "torch "
+    ),
     "torch.func": (
         "debug_unwrap functional_call functionalize grad grad_and_value hessian jacfwd jacrev "
         "jvp linearize rearrange replace_all_batch_norm_modules_ stack_module_state vjp vmap "
+    ),
+    "functorch": (
+        "FunctionalModule FunctionalModuleWithBuffers combine_state_for_ensemble functionalize "
+        "grad grad_and_value hessian jacfwd jacrev jvp make_functional "
+        "make_functional_with_buffers make_fx torch vjp vmap "
     ),
     "torch.linalg": (
         "LinAlgError cholesky cholesky_ex common_notes cond cross det diagonal eig eigh eigvals "
@@ -954,11 +969,27 @@ NAMES = {
         "affine bias eps momentum num_batches_tracked num_features reset_parameters "
         "reset_running_stats running_mean running_var track_running_stats weight "
     ),
+    "torch.nn.modules.batchnorm.LazyBatchNorm1d": (
+        "affine bias cls_to_become eps has_uninitialized_params initialize_parameters momentum "
+        "num_batches_tracked num_features reset_parameters reset_running_stats running_mean "
+        "running_var track_running_stats weight "
+    ),
+    "torch.nn.modules.batchnorm.LazyBatchNorm2d": (
+        "affine bias cls_to_become eps has_uninitialized_params initialize_parameters momentum "
+        "num_batches_tracked num_features reset_parameters reset_running_stats running_mean "
+        "running_var track_running_stats weight "
+    ),
     "torch.nn.modules.container.ModuleDict": (
         "a clear items keys pop update values "
     ),
     "torch.nn.modules.container.ModuleList": (
         "append extend insert pop "
+    ),
+    "torch.nn.modules.container.ParameterDict": (
+        "a clear copy fromkeys get items keys pop popitem setdefault update values "
+    ),
+    "torch.nn.modules.container.ParameterList": (
+        "append extend "
     ),
     "torch.nn.modules.container.Sequential": (
         "append extend insert pop "
@@ -968,6 +999,14 @@ NAMES = {
         "padding_mode reset_parameters stride transposed weight "
     ),
     "torch.nn.modules.conv.Conv2d": (
+        "bias dilation groups in_channels kernel_size out_channels output_padding padding "
+        "padding_mode reset_parameters stride transposed weight "
+    ),
+    "torch.nn.modules.conv.ConvTranspose1d": (
+        "bias dilation groups in_channels kernel_size out_channels output_padding padding "
+        "padding_mode reset_parameters stride transposed weight "
+    ),
+    "torch.nn.modules.conv.ConvTranspose2d": (
         "bias dilation groups in_channels kernel_size out_channels output_padding padding "
         "padding_mode reset_parameters stride transposed weight "
     ),
@@ -1179,11 +1218,17 @@ BASES = {
     "torch.nn.modules.activation.Tanh": "torch.nn.modules.module.Module",
     "torch.nn.modules.batchnorm.BatchNorm1d": "torch.nn.modules.module.Module",
     "torch.nn.modules.batchnorm.BatchNorm2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.batchnorm.LazyBatchNorm1d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.batchnorm.LazyBatchNorm2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.ModuleDict": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.ModuleList": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.ParameterDict": "torch.nn.modules.module.Module",
+    "torch.nn.modules.container.ParameterList": "torch.nn.modules.module.Module",
     "torch.nn.modules.container.Sequential": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.Conv1d": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.Conv2d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.ConvTranspose1d": "torch.nn.modules.module.Module",
+    "torch.nn.modules.conv.ConvTranspose2d": "torch.nn.modules.module.Module",
     "torch.nn.modules.conv.LazyConv1d": "torch.nn.modules.conv.Conv1d",
     "torch.nn.modules.conv.LazyConv2d": "torch.nn.modules.conv.Conv2d",
     "torch.nn.modules.distance.CosineSimilarity": "torch.nn.modules.module.Module",

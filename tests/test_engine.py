@@ -69,6 +69,13 @@ def test_every_entry_is_complete():
         assert op.variadic or len(op.formulas) == len(op.vjps), f"{op.name}: one formula per input"
 
 
+def test_each_node_name_is_one_entry():
+    """One entry per torch node (a transposed convolution is the convolution's node): two
+    entries of one name would be two rules and two explain texts for what prints the same."""
+    names = [op.name for op in ENTRIES]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
+
+
 def _node_names(tensors) -> set:
     names, stack, seen = set(), [t.grad_fn for t in tensors if t is not None], set()
     while stack:

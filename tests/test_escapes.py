@@ -167,7 +167,10 @@ NN = ["torch.nn.Linear(2, 1).__dict__", "torch.nn.Linear(2, 1).__class__.__modul
       "torch.nn.Parameter(t).__class__.__subclasses__()", "torch.nn.Parameter(t)._parameter",
       "torch.nn.MSELoss().__dict__", "torch.nn.Linear(2, 1).__init__",
       "torch.nn.LSTM(2, 3)._tg_names", "torch.nn.GRU(2, 3).all_weights.__class__.__subclasses__",
-      "torch.nn.RNN(2, 3).flatten_parameters.__func__", "torch.nn.LSTMCell(2, 3).__dict__",
+      "torch.nn.RNN(2, 3).flatten_parameters.__func__", "torch.nn.LazyBatchNorm1d().running_mean.__class__.__subclasses__",
+      "torch.nn.LazyBatchNorm2d()._lazy", "torch.nn.LazyBatchNorm1d().eager",
+      "torch.nn.ParameterList()._size", "torch.nn.ParameterDict()._keys",
+      "torch.nn.ParameterList([1])._get(0)", "torch.nn.ParameterDict().__dict__", "torch.nn.LSTMCell(2, 3).__dict__",
       "m = torch.nn.RNN(2, 3)\nm.mode = print\nm(torch.zeros(1, 2)).__class__.__subclasses__",
       "torch.optim.SGD([t], lr=0.1).__dict__", "torch.optim.SGD([t], lr=0.1)._update_group",
       "torch.optim.SGD([t], lr=0.1).state.default_factory", "torch.optim.SGD.__init__",
@@ -303,7 +306,21 @@ STORAGE = ["t.storage().__class__.__subclasses__()", "t.storage()._array", "t.st
            "'{0._array}'.format(t.storage())", "f'{t.storage().__class__.__dict__}'",
            "t.storage().data_ptr.__globals__", "t.storage().pickle_storage_type()",
            "type(t.storage())(t)", "t.untyped_storage().__class__([1])", "type(t.storage())._over(t)"]
-ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("storage", e) for e in STORAGE] + [("builtin", e) for e in FORBIDDEN_NAMES]
+# grad_fn's `_saved_*` names (torch's catalogue) reach saved values, never the node's insides
+SAVED = ["y.grad_fn._saved_self.__class__.__mro__", "y.grad_fn._saved_saved", "y.grad_fn._saved_op",
+         "y.grad_fn.next_functions[0][0]._saved_self._grad", "y.grad_fn._saved_",
+         "y.grad_fn._raw_saved_self", "y.grad_fn._saved_self_sym_sizes.__class__.__base__",
+         "getattr(y.grad_fn, '_saved_params')", "(t * 2).grad_fn._saved_other.array",
+         "t.exp().grad_fn._saved_result._grad_fn", "t.exp().grad_fn._saved_result.grad_fn.op",
+         "y.grad_fn.metadata.__class__.__subclasses__()", "y.grad_fn.user_metadata",
+         "y.grad_fn.register_hook(print).__dict__", "y.grad_fn.register_prehook(f)._hooks",
+         "y.grad_fn._saved_self_sym_sizes = 1",
+         "torch.autograd.graph.Node.__mro__", "torch.autograd.graph.Node._tg_is_instance",
+         "torch.func.vmap(f).__closure__", "torch.func.jacrev(f).__wrapped__",
+         "torch.func.vjp(f, t)[1].__closure__", "import functorch\nfunctorch.__dict__",
+         "import functorch\nfunctorch.vmap.__globals__", "torch.func.hessian(f).__code__"]
+ATTEMPTS = ([("dunder", e) for e in DUNDER_CHAINS] + [("storage", e) for e in STORAGE] + [("saved", e) for e in SAVED]
+            + [("builtin", e) for e in FORBIDDEN_NAMES]
             + [("import", e) for e in IMPORTS] + [("format", e) for e in FORMAT_STRINGS]
             + [("torch-io", e) for e in TORCH_IO] + [("assign", e) for e in ASSIGNMENTS]
             + [("random", e) for e in RANDOM] + [("class", e) for e in CLASS_FUNCTIONS]

@@ -203,7 +203,7 @@ def test_a_generator_object_has_its_own_stream():
 
 def test_the_generator_prints_and_exposes_what_torch_does():
     assert _run("print(torch.manual_seed(0))").startswith("<torch._C.Generator object at 0x")
-    assert Generator._tg_public == {"manual_seed", "initial_seed"}
+    assert Generator._tg_public == {"manual_seed", "initial_seed", "seed"}
     assert _run("g = torch.Generator()\ng._stream").startswith("AttributeError")
 
 
@@ -265,3 +265,12 @@ def test_box_muller_ends_with_positive_zero_as_torch_does():
     random_math.box_muller_avx(d)
     assert np.signbit(d).all() and not d.any()
     assert not np.signbit(_ZeroUniforms().normal(16, np.float32)).any()
+
+
+def test_seed_draws_a_fresh_seed_and_sets_it():
+    # torch.seed() and Generator.seed(): a nondeterministic 64-bit seed, set and returned
+    out = _run("g = torch.Generator()\nseeds = {g.seed() for _ in range(4)}\n"
+               "print(len(seeds), g.initial_seed() in seeds, all(0 <= s < 2 ** 64 for s in seeds))\n"
+               "s = torch.seed()\na = torch.rand(3)\ntorch.manual_seed(s)\n"
+               "print(torch.initial_seed() == s, torch.equal(a, torch.rand(3)))")
+    assert out.split() == ["4", "True", "True", "True", "True"]

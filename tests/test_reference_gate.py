@@ -73,6 +73,27 @@ ESCAPES = {
     "exception traceback": ('try:\n    1 / 0\nexcept ZeroDivisionError as e:\n'
                             '    print(e.with_traceback(None))\nopen("{marker}", "w")\n',
                             "attribute 'with_traceback'", "with_traceback"),
+    # grad_fn's catalogued `_saved_*` names are the one '_' attribute a program may read:
+    # never set, never deleted, and no other '_' name passes beside them
+    "raw saved name": ('open("{marker}", "w")\nprint(torch.ones(1)._raw_saved_self)\n',
+                       "'_raw_saved_self' starts with '_'", "_raw_saved_self"),
+    "saved name not catalogued": ('open("{marker}", "w")\nprint(torch.ones(1)._saved_nothing)\n',
+                                  "'_saved_nothing' starts with '_'", "_saved_nothing"),
+    "saved name set": ('open("{marker}", "w")\nx = torch.ones(1)\nx._saved_self = 1\n',
+                       "'_saved_self' starts with '_'", "_saved_self"),
+    "saved name deleted": ('open("{marker}", "w")\nx = torch.ones(1)\ndel x._saved_self\n',
+                           "'_saved_self' starts with '_'", "_saved_self"),
+    "saved name as a loop target": (
+        'open("{marker}", "w")\nx = torch.ones(1)\nfor x._saved_self in [1]:\n    pass\n',
+        "'_saved_self' starts with '_'", "_saved_self"),
+    "private name beside a saved name": (
+        'open("{marker}", "w")\nn = torch.ones(1).grad_fn\nprint(n._saved_self, n._register_hook_dict)\n',
+        "'_register_hook_dict' starts with '_'", "_register_hook_dict"),
+    "dunder off a saved value": (
+        'open("{marker}", "w")\nn = torch.ones(1).grad_fn\nprint(n._saved_self.__class__.__base__)\n',
+        "'__base__' starts with '_'", "__base__"),
+    "saved name as a keyword": ('open("{marker}", "w")\nprint(1, _saved_self=2)\n',
+                                "'_saved_self' starts with '_'", "_saved_self"),
 }
 TORCH_ESCAPES = {  # attributes real PyTorch has outside the language
     "torch.jit.save": ('torch.jit.save(torch.ones(1), "{marker}")\n', "attribute 'jit'", "jit"),
@@ -159,6 +180,42 @@ def test_the_programs_own_attributes_pass_only_on_its_own_objects(tmp_path: Path
                     marker)
 
 
+@needs_torch
+def test_saved_names_are_read_only_from_grad_fn_nodes(tmp_path: Path) -> None:
+    """A catalogued `_saved_*` name passes the text's checks anywhere; the child lets it be
+    read only from a grad_fn node (its own name, or one nothing there has: torch's
+    AttributeError), never from a tensor, a module or an object of the program's."""
+    head = ("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nz = x * 3\n"
+            "class A:\n    pass\n")
+    ok = head + ("print(z.grad_fn._saved_other, getattr(z.grad_fn, '_saved_self') is x)\n"
+                 "print(hasattr(z.grad_fn, '_saved_result'), hasattr(x, '_saved_self'))\n"
+                 "try:\n    z.grad_fn.next_functions[0][0]._saved_self\n"
+                 "except AttributeError as e:\n    print(e)\n")
+    result = run_with_torch(ok, filename="ok.tg")
+    assert (result.stdout, result.error) == (
+        "tensor(3) False\nFalse False\n'AccumulateGrad' object has no attribute "
+        "'_saved_self'\n", None), result
+    marker = tmp_path / "ran"
+    for reader, says, caret in (
+            ("x._saved_self", "stopped: attribute '_saved_self' of this object", "_saved_self"),
+            ("torch._saved_self", "stopped: attribute '_saved_self' of this object",
+             "_saved_self"),
+            ("A()._saved_self", "stopped: attribute '_saved_self' of this object",
+             "_saved_self"),
+            ("(x * x).grad_fn._saved_self._saved_self",  # (the saved value is x)
+             "stopped: attribute '_saved_self' of this object", "_saved_self")):
+        evil = head + f'print({reader})\nopen("{marker}", "w")\n'
+        with pytest.raises(ReferenceRefused) as refused:
+            run_with_torch(evil, filename="evil.tg")
+        _assert_refused(refused.value, says, caret, marker)
+    for reader in ("getattr(x, '_saved_self')", "getattr(z.grad_fn, '_raw_saved_self')",
+                   "getattr(z.grad_fn, '_register_hook_dict')"):
+        evil = head + f'print({reader})\nopen("{marker}", "w")\n'
+        with pytest.raises(ReferenceRefused, match="starts with '_'"):
+            run_with_torch(evil, filename="evil.tg")
+        assert not marker.exists(), reader
+
+
 def test_what_the_checks_miss_meets_the_languages_builtins(tmp_path: Path) -> None:
     """`exec` bound on a path never taken passes the checks; it is still not Python's."""
     marker = tmp_path / "ran"
@@ -210,6 +267,13 @@ def test_the_language_surface_is_the_sandbox_allow_list() -> None:
     assert not any(n.startswith("_") and n not in allowed and not n.startswith("_io.")
                    for key, names in surface.items() if key != "protocol_methods" for n in names)
     # (the classes `_io.TextIOWrapper`... are paths of Python's file objects, not names)
+    # the one '_' kind besides: grad_fn's catalogued `_saved_*` names, per node class
+    from autodiff.engine.graph.saved_names import SAVED
+
+    saved = surface["saved_names"]
+    assert saved["MulBackward0"] == ["_saved_other", "_saved_self"]
+    assert all(name == "_saved_" + key for node, names in saved.items()
+               for name, key in zip(names, sorted(SAVED[node])))
 
 
 def test_a_fresh_process_sees_the_whole_surface() -> None:

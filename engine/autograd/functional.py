@@ -269,15 +269,31 @@ def func_grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def _grad_of(func, argnums, has_aux, args, kwargs):
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not positions:
-        raise RuntimeError("grad(f, argnums=...): argnums must be non-empty")
+def argnum_positions(argnums, count: int) -> tuple:
+    """torch.func's argnums (an int or a tuple of ints) as positions among `count` arguments."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: "
+                           f"{_class_repr(argnums)}")
+    positions = (argnums,) if isinstance(argnums, int) else argnums
     for p in positions:
-        if not -len(args) <= p < len(args):
-            raise RuntimeError(f"Got argnums={argnums} while the number of positional args is "
-                               f"{len(args)}")
-    positions = tuple(p % len(args) for p in positions)
+        if not isinstance(p, int):
+            raise RuntimeError(f"argnum must be int, got: {_class_repr(p)}")
+    if not positions:
+        raise RuntimeError("argnums must be non-empty")
+    for p in positions:
+        if not -count <= p < count:
+            raise RuntimeError(f"Got argnum={p}, but only {count} positional inputs")
+    return tuple(p % count for p in positions)
+
+
+def _class_repr(value) -> str:
+    kind = type(value)
+    module = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
+    return f"<class '{module}{kind.__qualname__}'>"
+
+
+def _grad_of(func, argnums, has_aux, args, kwargs, with_value=False):
+    positions = argnum_positions(argnums, len(args))
     args = list(args)
     outer = current().grad_enabled
     tracked = False
@@ -312,7 +328,10 @@ def _grad_of(func, argnums, has_aux, args, kwargs):
     if not tracked:
         grads = tuple(g.detach() for g in grads)
         aux = _detached(aux)
+        result = result.detach()
     grads = grads[0] if isinstance(argnums, int) else grads
+    if with_value:  # grad_and_value
+        return grads, ((result, aux) if has_aux else result)
     return (grads, aux) if has_aux else grads
 
 
@@ -325,3 +344,4 @@ def _detached(value):
     if isinstance(value, dict):
         return {k: _detached(v) for k, v in value.items()}
     return value
+func_grad.__name__ = func_grad.__qualname__ = "grad"  # as torch.func.grad prints

@@ -94,6 +94,14 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
        for name in ("true_divide", "floor_divide")},
     **{name: ("(Tensor input, Tensor other, *, Tensor out = None)",)
        for name in ("atan2", "arctan2", "maximum", "minimum")},
+    "index_fill": ("(Tensor input, int dim, Tensor index, Tensor value)",
+                   "(Tensor input, int dim, Tensor index, Number value)"),
+    "multinomial": ("(Tensor input, int num_samples, bool replacement = False, *, "
+                    "torch.Generator generator = None, Tensor out = None)",),
+    "repeat_interleave": (
+        "(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
+        "(Tensor repeats, *, int output_size = None)",
+        "(Tensor input, int repeats, int dim = None, *, int output_size = None)"),
 }
 
 # ops whose Tensor parameters take a Python number as well (torch's parser wraps it)
@@ -146,6 +154,12 @@ METHODS: dict[str, tuple[str, ...]] = {
     "where": ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)"),
     **{name: ("(Tensor mask, Tensor value)", "(Tensor mask, Number value)")
        for name in ("masked_fill", "masked_fill_")},
+    **{name: ("(int dim, Tensor index, Tensor value)", "(int dim, Tensor index, Number value)")
+       for name in ("index_fill", "index_fill_")},
+    "multinomial": ("(int num_samples, bool replacement = False, *, "
+                    "torch.Generator generator = None)",),
+    "repeat_interleave": ("(Tensor repeats, int dim = None, *, int output_size = None)",
+                          "(int repeats, int dim = None, *, int output_size = None)"),
 }
 
 # Tensor methods torch defines with no parameters at all: Python's own messages

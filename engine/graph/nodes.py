@@ -23,14 +23,19 @@ NUMBERS = frozenset({bool, int, float})
 _sequence = itertools.count()
 _FREED = object()  # marks saved values released by a backward without retain_graph
 _NO_EDGE = (None, 0)  # an input that needs no gradient, as next_functions shows it
+# what the tensors room installs here, as the graph imports no Tensor (tensors/hooks.py):
+# "post_hook", "pre_hook" register a node's hooks; "tensor_class" gives the Tensor class
+FROM_TENSORS: dict = {}
 
 
 class Node:
     """A grad_fn: one application of an op, with what its rules need."""
 
     __slots__ = ("op", "next_functions", "saved", "versions", "out", "out_version", "params",
-                 "meta", "seq", "retained", "hooks", "post_hooks", "__weakref__")
-    _tg_public = frozenset({"next_functions", "name"})
+                 "meta", "seq", "retained", "hooks", "post_hooks", "user_metadata",
+                 "__weakref__")
+    _tg_public = frozenset({"next_functions", "name", "metadata", "register_hook",
+                            "register_prehook"})
 
     def __init__(self, op, next_functions, saved, versions, params, meta):
         self.op = op
@@ -48,6 +53,23 @@ class Node:
 
     def name(self) -> str:
         return self.op.qualified_name
+
+    @property
+    def metadata(self) -> dict:
+        """The program's own dict on this node (torch's Node.metadata), made on first read."""
+        try:
+            return self.user_metadata
+        except AttributeError:
+            self.user_metadata = {}
+            return self.user_metadata
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after the node's rule; may return new grad_inputs."""
+        return FROM_TENSORS["post_hook"](self, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before the node's rule; may return new grad_outputs."""
+        return FROM_TENSORS["pre_hook"](self, fn)
 
     def tg_type_name(self) -> str:
         return self.op.name  # torch's node classes are named after the op (MulBackward0)
@@ -107,6 +129,8 @@ def _run_hooks(node, g):
     """The gradient arriving at `node` after the Tensor.register_hook hooks of its outputs
     (node.hooks: output number -> hooks, see tensors/hooks.py), run in the order they were added."""
     for nr, hooks in node.hooks.items():
+        if nr == PREHOOKS:
+            continue
         if type(node) is MultiNode:
             if g[nr] is not None:
                 for hook in tuple(hooks):
@@ -114,18 +138,23 @@ def _run_hooks(node, g):
         else:
             for hook in tuple(hooks):
                 g = hook(g)
+    for hook in tuple(node.hooks.get(PREHOOKS, ())):  # the node's own, after its tensors'
+        g = hook(g)
     return g
+
+
+PREHOOKS = -1  # the key of Node.register_prehook's hooks in node.hooks
 
 
 def _run_post_hooks(node, inputs_grads, g, rules):
     """A node's hooks that see the gradients its rule computed (fitted to each input, None
     where an input takes none) with the gradients it received; a hook may return new ones."""
     fitted = []
-    for (child, _), gi, (shape, dtype) in zip(node.next_functions, inputs_grads, node.meta):
+    for (child, _), gi, meta in zip(node.next_functions, inputs_grads, node.meta):
         if child is None or gi is None:
             gi = None
-        elif gi.shape != shape:
-            gi = rules.sum_to(gi, shape)
+        elif gi.shape != meta[0]:
+            gi = rules.sum_to(gi, meta[0])
         fitted.append(gi)
     outputs = list(g) if type(node) is MultiNode else [g]
     for hook in tuple(node.post_hooks):

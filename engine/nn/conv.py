@@ -1,9 +1,10 @@
-"""Convolution and pooling modules: Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d,
-initialised and printed as torch's.
+"""Convolution and pooling modules: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,
+MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, initialised and printed as torch's.
 
 A convolution's weight gets kaiming_uniform_(a=√5), then its bias uniform(±1/√fan_in),
 drawn from the run's generator in that order, as nn.Linear's (fan_in: in_channels/groups
-times the kernel's area).
+times the kernel's area; a transposed one's weight is (in, out/groups, kernel), so its fan_in
+is out_channels/groups times the kernel's area).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from . import init
 from .layers import _uninitialised, weight_and_bias
 from .module import Module
 from ..tensors.parameter import announce
-from ..ops.conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from ..tensors.tensor import mark_initialised, mark_uninitialised
+from ..ops.conv import (adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, conv_transpose1d,
+                        conv_transpose2d, max_pool2d)
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -86,6 +89,8 @@ class _ConvNd(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
@@ -106,6 +111,77 @@ class Conv1d(_ConvNd):
     function = staticmethod(conv1d)
 
 
+class _ConvTransposeNd(_ConvNd):
+    function = staticmethod(conv_transpose2d)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        Module.__init__(self)
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        n = self.dims
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _tuple(kernel_size, n)
+        self.stride = _tuple(stride, n)
+        self.padding = _tuple(padding, n)
+        self.dilation = _tuple(dilation, n)
+        self.transposed = True
+        self.output_padding = _tuple(output_padding, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        shape = (in_channels, out_channels // groups) + self.kernel_size
+        weight_and_bias(self, shape, bias, dtype, out_channels)
+
+    def _output_padding(self, input, output_size) -> tuple:
+        """The output_padding that makes the output `output_size` (torch's rule and words)."""
+        if output_size is None:
+            return self.output_padding
+        n = self.dims
+        leading = 2 if input.dim() == n + 2 else 1
+        wanted = list(output_size)
+        if len(wanted) == leading + n:
+            wanted = wanted[leading:]
+        if len(wanted) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have "
+                             f"{n} or {leading + n} elements (got {len(wanted)})")
+        low = [(input.shape[leading + d] - 1) * self.stride[d] - 2 * self.padding[d] +
+               self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        high = [low[d] + self.stride[d] - 1 for d in range(n)]
+        for d in range(n):
+            if not low[d] <= wanted[d] <= high[d]:
+                raise ValueError(f"requested an output size of {output_size!r}, but valid sizes "
+                                 f"range from {low} to {high} (for an input of "
+                                 f"{input.shape[2:]!r})")
+        return tuple(wanted[d] - low[d] for d in range(n))
+
+    def forward(self, input, output_size=None):
+        extra = self._output_padding(input, output_size)
+        return self.function(input, self.weight, self.bias, self.stride, self.padding, extra,
+                             self.groups, self.dilation)
+
+    __call__ = forward
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """ConvTranspose2d(in_channels, out_channels, kernel_size, ...): a 2-d transposed
+    convolution layer."""
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """ConvTranspose1d(in_channels, out_channels, kernel_size, ...): a 1-d transposed
+    convolution layer."""
+
+    dims = 1
+    function = staticmethod(conv_transpose1d)
+
+
 class _LazyConv:
     """LazyConv2d(out_channels, kernel_size, ...): a convolution whose in_channels come from
     its first input (dim 1, or 0 for an unbatched one); only then are its parameters shaped
@@ -118,6 +194,9 @@ class _LazyConv:
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         self.eager.__init__(self, 0, out_channels, kernel_size, stride, padding, dilation, groups,
                             bias, padding_mode, device, dtype)
+        for param in (self.weight, self.bias):
+            if param is not None:
+                mark_uninitialised(param, "Parameter")
 
     def reset_parameters(self) -> None:
         if self.in_channels != 0:
@@ -136,6 +215,7 @@ class _LazyConv:
         self.reset_parameters()
         for param in (self.weight, self.bias):
             if param is not None:
+                mark_initialised(param)
                 announce(param)
         return self.forward(input)
 
@@ -209,5 +289,6 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-MODULES = {cls.__name__: cls for cls in (Conv1d, Conv2d, LazyConv1d, LazyConv2d, MaxPool2d,
+MODULES = {cls.__name__: cls for cls in (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,
+                                          LazyConv1d, LazyConv2d, MaxPool2d,
                                           AvgPool2d, AdaptiveAvgPool2d)}

@@ -118,6 +118,21 @@ def kaiming_normal_(tensor: Tensor, a=0, mode="fan_in", nonlinearity="leaky_relu
                    generator)
 
 
-FUNCTIONS = {f.__name__: f for f in (
-    calculate_gain, uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_,
-    xavier_normal_, kaiming_uniform_, kaiming_normal_)}
+def _deprecated(new):
+    """torch's old name without the underscore: the same fill, with torch's FutureWarning."""
+    old = new.__name__[:-1]
+
+    def deprecated(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    deprecated.__name__ = "deprecated_init"  # what torch's alias prints as
+    deprecated.__qualname__ = "_make_deprecate.<locals>.deprecated_init"
+    return old, deprecated
+
+
+_FILLS = (uniform_, normal_, constant_, xavier_uniform_, xavier_normal_, kaiming_uniform_,
+          kaiming_normal_)
+FUNCTIONS = {f.__name__: f for f in (calculate_gain, ones_, zeros_, *_FILLS)}
+FUNCTIONS.update(map(_deprecated, _FILLS))

@@ -1,6 +1,6 @@
 """The built-in modules tutorials use: Linear, LazyLinear, Sequential, ModuleList,
-ModuleDict, Flatten, Dropout, Identity, and the loss modules (the activations:
-nn/activations.py), each printing as torch prints it.
+ModuleDict, ParameterList, ParameterDict, Flatten, Dropout, Identity, and the loss modules
+(the activations: nn/activations.py), each printing as torch prints it.
 
 A module whose forward is one function sets `__call__` to its forward: `model(x)` then costs
 one Python call, as the per-op overhead of a training loop matters (torch runs hooks there,
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import OrderedDict
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..core import dtypes
 from . import init
 from .activations import ACTIVATIONS
 from .module import Module
-from ..tensors.parameter import announce, make_parameter, type_name
+from ..tensors.parameter import announce, is_parameter, make_parameter, type_name
 from ..ops.operands import check_sizes
 from ..ops.linalg import linear
 from ..ops.losses import (
@@ -35,7 +36,7 @@ from ..ops.nn import cross_entropy, mse_loss, nll_loss
 from ..ops.random import dropout
 from ..ops.shape import flatten
 from ..core.session import check_allocation
-from ..tensors.tensor import Tensor
+from ..tensors.tensor import Tensor, mark_initialised, mark_uninitialised
 
 
 class Linear(Module):
@@ -78,9 +79,9 @@ class LazyLinear(Linear):
         Module.__init__(self)
         self.in_features = 0
         self.out_features = out_features
-        self.weight = make_parameter(_uninitialised((0,), dtype))
+        self.weight = lazy_parameter(dtype)
         if bias:
-            self.bias = make_parameter(_uninitialised((0,), dtype))
+            self.bias = lazy_parameter(dtype)
         else:
             self.register_parameter("bias", None)
 
@@ -98,24 +99,35 @@ class LazyLinear(Linear):
         self.reset_parameters()
         for param in (self.weight, self.bias):
             if param is not None:
+                mark_initialised(param)
                 announce(param)
         return linear(input, self.weight, self.bias)
 
     __call__ = forward
 
 
-def weight_and_bias(layer, shape: tuple, bias: bool, dtype) -> None:
-    """A layer's `weight` of `shape` and (with `bias`) its `bias`, one per output (shape[0]),
-    drawn by the layer's reset_parameters, in torch's order, then announced as leaves."""
+def weight_and_bias(layer, shape: tuple, bias: bool, dtype, outputs: int | None = None) -> None:
+    """A layer's `weight` of `shape` and (with `bias`) its `bias`, one per output (`outputs`,
+    by default shape[0]), drawn by the layer's reset_parameters, in torch's order, then
+    announced as leaves."""
     layer.weight = make_parameter(_uninitialised(shape, dtype))
     if bias:
-        layer.bias = make_parameter(_uninitialised(shape[:1], dtype))
+        layer.bias = make_parameter(_uninitialised((outputs or shape[0],), dtype))
     else:
         layer.register_parameter("bias", None)
     layer.reset_parameters()
     for param in (layer.weight, layer.bias):
         if param is not None:
             announce(param)  # initialised: now a leaf like any other
+
+
+def lazy_parameter(dtype, kind: str = "Parameter") -> Tensor:
+    """A lazy module's parameter (or buffer) before its first call: empty, printed as torch's
+    <UninitializedParameter>, shaped and initialised by the module's first forward."""
+    empty = _uninitialised((0,), dtype)
+    tensor = make_parameter(empty) if kind == "Parameter" else empty
+    mark_uninitialised(tensor, kind)
+    return tensor
 
 
 def _uninitialised(shape: tuple, dtype) -> Tensor:
@@ -469,8 +481,173 @@ class CosineSimilarity(Module):
         return cosine_similarity(x1, x2, self.dim, self.eps)
 
 
+# --- parameter containers -------------------------------------------------------------------
+
+def _as_parameter(value):
+    """What a parameter container keeps: a Parameter as it is, any other tensor made one (as
+    torch wraps it), anything else as a plain attribute."""
+    if type(value) is Tensor and not is_parameter(value):
+        return announce(make_parameter(value))
+    return value
+
+
+def _entry_line(key, value, legacy_type_names: bool) -> str:
+    if type(value) is not Tensor:
+        return f"  ({key}): Object of type: {type_name(value)}"
+    kind = "Parameter" if is_parameter(value) else "Tensor"
+    described = value.type() if legacy_type_names else value.dtype
+    size = "x".join(str(n) for n in value.shape)
+    return f"  ({key}): {kind} containing: [{described} of size {size}]"
+
+
+class ParameterList(Module):
+    """ParameterList(values): parameters by position, registered as "0", "1", ... (tensors
+    are made Parameters, other objects kept as they are)."""
+
+    _tg_public = Module._tg_public | {"append", "extend"}
+
+    def __init__(self, values=None):
+        super().__init__()
+        self.__dict__["_size"] = 0
+        if values is not None:
+            self += values
+
+    def _get(self, index: int):
+        return getattr(self, str(index))
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ParameterList([self._get(i) for i in range(self._size)[index]])
+        size = self._size
+        index = operator.index(index)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return self._get(index % size)
+
+    def __setitem__(self, index, value) -> None:
+        index = operator.index(index)
+        index = index + self._size if index < 0 else index
+        setattr(self, str(index), _as_parameter(value))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter([self._get(i) for i in range(self._size)])
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def append(self, value):
+        self.__dict__["_size"] = self._size + 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values):
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type_name(values))
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_entry_line(k, v, False) for k, v in enumerate(self))
+
+
+class ParameterDict(Module):
+    """ParameterDict(values): parameters by name in insertion order (tensors made
+    Parameters, other objects kept)."""
+
+    _tg_public = Module._tg_public | {"keys", "values", "items", "update", "pop", "clear",
+                                      "get", "setdefault", "popitem", "copy"}
+
+    def __init__(self, values=None):
+        super().__init__()
+        self.__dict__["_keys"] = {}
+        if values is not None:
+            self.update(values)
+
+    def __getitem__(self, key: str):
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"attribute name should be a string. Got {type_name(key)}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        self._forget(key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(list(self._keys))
+
+    def __contains__(self, key) -> bool:
+        return key in self._keys
+
+    def keys(self):
+        return list(self._keys)
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def get(self, key, default=None):
+        return self[key] if key in self._keys else default
+
+    def setdefault(self, key, default=None):
+        if key not in self._keys:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self):
+        key = list(self._keys)[-1]
+        return key, self.pop(key)
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self):
+        return ParameterDict(dict(self.items()))
+
+    def update(self, values) -> None:
+        if isinstance(values, (OrderedDict, ParameterDict)):
+            pairs = list(values.items())
+        elif isinstance(values, dict):  # torch sorts a plain mapping's keys
+            pairs = sorted(values.items())
+        else:
+            pairs = []
+            for index, pair in enumerate(values):
+                pair = list(pair)
+                if len(pair) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{index} has length "
+                                     f"{len(pair)}; 2 is required")
+                pairs.append(pair)
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(_entry_line(k, v, True) for k, v in self.items())
+
+
 MODULES = {cls.__name__: cls for cls in (
-    Module, Linear, LazyLinear, Sequential, ModuleList, ModuleDict, Flatten, Dropout, Identity,
+    Module, Linear, LazyLinear, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict,
+    Flatten, Dropout, Identity,
     MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
     HuberLoss, KLDivLoss, CosineSimilarity)}
 MODULES.update(ACTIVATIONS)

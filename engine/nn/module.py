@@ -23,7 +23,7 @@ from ..ops.inplace import copy_
 from ..tensors.parameter import is_parameter, type_name, zero_grad_of
 from ..core.program_classes import class_body, class_callable, own_attribute, settable_attribute
 from ..core.session import no_grad
-from ..tensors.tensor import Tensor
+from ..tensors.tensor import Tensor, uninitialised
 from . import hooks as hooks_module
 
 
@@ -389,10 +389,11 @@ class Module(metaclass=TorchClass):
         out = StateDict() if destination is None else destination
         for name, param in self._parameters.items():
             if param is not None:
-                out[prefix + name] = param if keep_vars else param.detach()
+                out[prefix + name] = param if keep_vars or uninitialised(param) else param.detach()
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent:
-                out[prefix + name] = buffer if keep_vars else buffer.detach()
+                out[prefix + name] = buffer if keep_vars or uninitialised(buffer) \
+                    else buffer.detach()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=out, prefix=prefix + name + ".", keep_vars=keep_vars)

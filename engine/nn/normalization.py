@@ -1,4 +1,4 @@
-"""nn.BatchNorm1d, nn.BatchNorm2d and nn.LayerNorm: modules over F.batch_norm and
+"""nn.BatchNorm1d, nn.BatchNorm2d (and their Lazy forms) and nn.LayerNorm: modules over F.batch_norm and
 F.layer_norm (ops/normalization.py), with torch's buffers (running_mean, running_var,
 num_batches_tracked), modes, checks and printed forms.
 """
@@ -11,7 +11,8 @@ from ..core import dtypes
 from ..core.session import no_grad
 from ..ops.normalization import batch_norm, layer_norm
 from ..tensors.parameter import announce, make_parameter
-from ..tensors.tensor import Tensor
+from ..tensors.tensor import Tensor, mark_initialised
+from .layers import lazy_parameter
 from .module import Module
 
 
@@ -58,10 +59,11 @@ class _BatchNorm(Module):
                 self.register_buffer(name, None)
 
     def reset_running_stats(self) -> None:
-        if self.track_running_stats:
-            self.running_mean.array[...] = 0
-            self.running_var.array[...] = 1
-            self.num_batches_tracked.array[...] = 0
+        if self.track_running_stats:  # in place, as torch's zero_ and fill_ (a 0-d count too)
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
@@ -106,6 +108,56 @@ class BatchNorm2d(_BatchNorm):
     _dims = (4,)
 
 
+_LAZY = ("weight", "bias", "running_mean", "running_var")  # shaped at a lazy module's first call
+
+
+class _LazyBatchNorm:
+    """LazyBatchNorm1d/2d(eps=1e-5, momentum=0.1, ...): a batch norm whose num_features come
+    from its first input (dim 1); then, as in torch, the module becomes its eager class, its
+    parameters and running statistics shaped and reset, keeping their identity."""
+
+    eager: type = BatchNorm1d
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        self.eager.__init__(self, 0, eps, momentum, affine, track_running_stats, device, dtype)
+        for name in _LAZY:
+            if getattr(self, name) is not None:
+                if name in ("weight", "bias"):
+                    self.register_parameter(name, lazy_parameter(dtype))
+                else:
+                    self.register_buffer(name, lazy_parameter(dtype, "Buffer"))
+
+    def reset_parameters(self) -> None:
+        if self.num_features != 0:
+            self.eager.reset_parameters(self)
+
+    def forward(self, input):
+        eager = self.eager
+        if input.dim() >= 2:
+            self.num_features = input.shape[1]
+            lazy = [tensor for tensor in map(self.__getattribute__, _LAZY) if tensor is not None]
+            for tensor in lazy:
+                tensor.array = _filled((self.num_features,), 0, tensor.dtype).array
+                mark_initialised(tensor)
+            self.__class__ = eager
+            self.reset_parameters()
+            for param in (self.weight, self.bias):
+                if param is not None:
+                    announce(param)
+        return eager.forward(self, input)
+
+    __call__ = forward
+
+
+class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
+    eager = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
+    eager = BatchNorm2d
+
+
 class LayerNorm(Module):
     """nn.LayerNorm(normalized_shape): each sample normalized over its last dims."""
 
@@ -145,4 +197,5 @@ class LayerNorm(Module):
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
-MODULES = {cls.__name__: cls for cls in (BatchNorm1d, BatchNorm2d, LayerNorm)}
+MODULES = {cls.__name__: cls for cls in (BatchNorm1d, BatchNorm2d, LazyBatchNorm1d,
+                                          LazyBatchNorm2d, LayerNorm)}

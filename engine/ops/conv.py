@@ -1,4 +1,5 @@
-"""Convolution and pooling: conv1d/conv2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d.
+"""Convolution and pooling: conv1d/conv2d, conv_transpose1d/2d, max_pool2d, avg_pool2d,
+adaptive_avg_pool2d.
 
 A convolution is bilinear in (input, weight), and so are its two backward products: the
 input's gradient (a transposed convolution of g with the weight) and the weight's (a
@@ -9,7 +10,9 @@ backward is likewise an op of its own (torch's *BackwardBackward0 under create_g
 
 Arrays are computed with sliding windows and a tensordot per group (one BLAS product),
 so the last float32 bit may differ from torch's own kernels, which add in their own order.
-A 1-d convolution runs as a 2-d one over a unit height.
+A 1-d convolution runs as a 2-d one over a unit height. A transposed convolution is the
+input gradient of the convolution with the same weight, so it is made of the same three
+array functions with their roles exchanged.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..graph.nodes import LEGACY_TYPE_NAMES, record
 from .operands import ArgumentTypeError, type_word
 from .reduce import mean
-from .shape import squeeze_dim, unsqueeze
+from .shape import cat, squeeze_dim, unsqueeze
 from .registry import Check, Family, any_, no_in_place
 from ..core.session import check_allocation, warn_once
 from ..core.unsupported import Unsupported
@@ -97,7 +100,8 @@ def _weight_grad_array(x, g, w_shape, geo):
     flat = x.ndim == 3
     x, g = _planar(x), _planar(g)
     kernel = (1, w_shape[2]) if flat else w_shape[2:]
-    cols = _windows(_padded(x, padding), kernel, stride, dilation)
+    # (cut to g's size: a transposed convolution's output_padding leaves windows g has no part in)
+    cols = _windows(_padded(x, padding), kernel, stride, dilation)[:, :, :g.shape[2], :g.shape[3]]
     cg, og = x.shape[1] // groups, g.shape[1] // groups
     parts = [np.tensordot(g[:, i * og:(i + 1) * og], cols[:, i * cg:(i + 1) * cg],
                           axes=([0, 2, 3], [0, 2, 3])) for i in range(groups)]
@@ -119,6 +123,50 @@ def _conv_backward_array(g, x, w, which, geo):
 
 
 # === convolution ==================================================================================
+#
+# One entry for both: torch's transposed convolution is the same ConvolutionBackward0 node
+# (convolution(..., transposed=True)). With C(x, w) the convolution, I(g, w) its input
+# gradient and W(x, g) its weight gradient, the transposed convolution is T(x, w) = I(x, w);
+# its input gradient is C(g, w), its weight gradient W(g, x) (g plays the convolution's
+# input), both cut to x's size where output_padding made the output longer than the windows
+# x was spread from. A node of the transposed one records `size` (its output's shape), its
+# gradient nodes `transposed`.
+
+def _conv_t_array(x, w, b, geo, size):
+    out = _input_grad_array(x, w, size, geo)
+    if b is not None:
+        out = out + b.reshape((-1,) + (1,) * (out.ndim - 2))
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+def _cut(a, shape):
+    return np.ascontiguousarray(a[(slice(None), slice(None)) +
+                                  tuple(slice(0, n) for n in shape[2:])])
+
+
+def _conv_t_backward_array(g, x, w, which, geo):
+    if which == "input":
+        return _cut(_conv_array(g, w, None, geo), x.shape)
+    if which == "weight":
+        return _weight_grad_array(g, x, w.shape, geo)
+    return _bias_grad_array(g)
+
+
+def _t_dg(F, gg, out, g, x, w, which, geo):
+    if which == "input":
+        return F.conv_transpose(gg, w, geo, tuple(g.shape))
+    if which == "weight":
+        return F.conv_transpose(x, gg, geo, tuple(g.shape))
+    return _spread_bias(F, gg, g)
+
+
+def _t_dx(F, gg, out, g, x, w, which, geo):
+    return F.conv_t_backward(g, x, gg, "input", geo) if which == "weight" else F.zeros_like(x)
+
+
+def _t_dw(F, gg, out, g, x, w, which, geo):
+    return F.conv_t_backward(g, gg, w, "weight", geo) if which == "input" else F.zeros_like(w)
+
 
 def _spread_bias(F, gg, g):
     """The bias gradient's derivative by g: gg at every position of its channel."""
@@ -126,7 +174,9 @@ def _spread_bias(F, gg, g):
     return F.expand(shaped, tuple(g.shape))
 
 
-def _dg(F, gg, out, g, x, w, which, geo):
+def _dg(F, gg, out, g, x, w, which, geo, transposed=False):
+    if transposed:
+        return _t_dg(F, gg, out, g, x, w, which, geo)
     if which == "input":
         return F.convolution(gg, w, geo)
     if which == "weight":
@@ -134,29 +184,40 @@ def _dg(F, gg, out, g, x, w, which, geo):
     return _spread_bias(F, gg, g)
 
 
-def _dx(F, gg, out, g, x, w, which, geo):
+def _dx(F, gg, out, g, x, w, which, geo, transposed=False):
+    if transposed:
+        return _t_dx(F, gg, out, g, x, w, which, geo)
     return F.conv_backward(g, x, gg, "input", geo) if which == "weight" else F.zeros_like(x)
 
 
-def _dw(F, gg, out, g, x, w, which, geo):
+def _dw(F, gg, out, g, x, w, which, geo, transposed=False):
+    if transposed:
+        return _t_dw(F, gg, out, g, x, w, which, geo)
     return F.conv_backward(g, gg, w, "weight", geo) if which == "input" else F.zeros_like(w)
 
 
-def _conv_check(x, w, b):
-    return conv2d(x, w, b, stride=(1, 2), padding=1, dilation=(2, 1))
+def _conv_check(x, w, b, xt, wt, bt):
+    plain = conv2d(x, w, b, stride=(1, 2), padding=1, dilation=(2, 1))
+    transposed = conv_transpose2d(xt, wt, bt, stride=(2, 1), padding=(1, 0),
+                                  output_padding=(1, 0), groups=2, dilation=(1, 2))
+    return cat([plain.reshape(-1), transposed.reshape(-1)])
 
 
-# the convolution and its own gradient are checked on the same strided, padded, dilated case
-_CONV_CHECK = Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3)))
+# the convolution, the transposed one and their own gradients are checked on the same
+# strided, padded, dilated (grouped) cases
+_CONV_CHECK = Check(_conv_check, (any_(2, 2, 5, 5), any_(3, 2, 3, 2), any_(3),
+                                  any_(2, 4, 3, 3), any_(4, 2, 2, 3), any_(4)))
 
 
 CONV_BACKWARD = op(
     "ConvolutionBackwardBackward0", _dg, _dx, _dw, saves="i",
-    explain="a convolution's gradient, as an op of its own (it is linear in g, and in the input "
-            "or the weight it multiplies)",
-    formulas=("∂/∂g = the convolution with the other operand",
-              "∂/∂x = the input gradient of g with the incoming weight",
-              "∂/∂w = the weight gradient of the incoming input with g"),
+    explain="a convolution's (or a transposed one's) gradient, as an op of its own (it is "
+            "linear in g, and in the input or the weight it multiplies)",
+    formulas=("∂/∂g = the convolution (transposed: the transposed one) with the other operand",
+              "∂/∂x = the input gradient of g with the incoming weight (transposed: the "
+              "convolution of g with it)",
+              "∂/∂w = the weight gradient of the incoming input with g (transposed: of g with "
+              "the incoming input)"),
     check=_CONV_CHECK)
 
 
@@ -166,16 +227,24 @@ def conv_backward(g, x, w, which, geo):
     return record(CONV_BACKWARD, out, (g, x, w), {"which": which, "geo": geo})
 
 
+def _conv_vjp(which: str):
+    def rule(F, g, out, x, w, b, geo, size=None):
+        if size is None:
+            return F.conv_backward(g, x, w, which, geo)
+        return F.conv_t_backward(g, x, w, which, geo)
+    return rule
+
+
 CONV = op(
-    "ConvolutionBackward0",
-    lambda F, g, out, x, w, b, geo: F.conv_backward(g, x, w, "input", geo),
-    lambda F, g, out, x, w, b, geo: F.conv_backward(g, x, w, "weight", geo),
-    lambda F, g, out, x, w, b, geo: F.conv_backward(g, x, w, "bias", geo),
+    "ConvolutionBackward0", _conv_vjp("input"), _conv_vjp("weight"), _conv_vjp("bias"),
     saves="i", reads=((1,), (0,), ()),
     explain="a convolution: each output is a window of the input times the kernel, summed, "
-            "plus the channel's bias",
-    formulas=("∂/∂x = g convolved back with w (each window gets g·w where it read)",
-              "∂/∂w = Σ over batch and positions of g times the window of x it saw",
+            "plus the channel's bias (a transposed one spreads each input element times the "
+            "kernel over a window of the output, windows `stride` apart)",
+    formulas=("∂/∂x = g convolved back with w (each window gets g·w where it read; "
+              "transposed: the convolution of g with w)",
+              "∂/∂w = Σ over batch and positions of g times the window of x it saw "
+              "(transposed: x times the window of g it spread to)",
               "∂/∂b = Σ g over batch and positions"),
     check=_CONV_CHECK)
 
@@ -316,6 +385,129 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 @exposes(functions=("conv1d",), nn=("conv1d",))
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolve(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+# === transposed convolution (the convolution's entries: see there) ===============================
+
+@word("conv_t_backward", _conv_t_backward_array)
+def conv_t_backward(g, x, w, which, geo):
+    out = _conv_t_backward_array(g.array, x.array, w.array, which, geo)
+    return record(CONV_BACKWARD, out, (g, x, w), {"which": which, "geo": geo, "transposed": True})
+
+
+def _conv_transpose_tensor(a, w, geo, size):
+    out = _conv_t_array(a.array, w.array, None, geo, size)
+    return record(CONV, out, (a, w, None), {"geo": geo, "size": size})
+
+
+word("conv_transpose", lambda a, w, geo, size: _conv_t_array(a, w, None, geo, size))(
+    _conv_transpose_tensor)
+
+
+def _pairs_of(values, n: int, fill: int) -> tuple:
+    """A 1-d geometry as torch's 2-d kernel words it: a unit height in front."""
+    return ((fill,) + tuple(values)) if n == 1 else tuple(values)
+
+
+def _convolve_transposed(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                         n: int):
+    """conv_transpose1d (n=1) and conv_transpose2d (n=2): torch's checks, then one
+    ConvolutionBackward0 (an unbatched input through unsqueeze and squeeze, as in torch)."""
+    x, w = input.array, weight.array
+    if x.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"conv_transpose{n}d, but got input of size: {_sizes(x.shape)}")
+    unbatched = x.ndim == n + 1
+    if isinstance(groups, bool) or not isinstance(groups, int):
+        raise ArgumentTypeError("groups", "int", groups)
+    args = {name: _expand_arg(value, n, name) for name, value in (
+        ("stride", stride), ("padding", padding), ("output_padding", output_padding),
+        ("dilation", dilation))}
+    if w.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    for name, values in args.items():  # (a 1-d one's single values stretch, as conv1d's)
+        if len(set(values)) > 1 and w.ndim - 2 != n or n > 1 and w.ndim - 2 != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of "
+                               f"{w.ndim - 2} values to match the convolution dimensions, but "
+                               f"got {name}={list(values)}")
+    stride, pads, extra, dilation = (args[k] for k in ("stride", "padding", "output_padding",
+                                                       "dilation"))
+    if w.ndim != n + 2:
+        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+                           f"{_sizes(w.shape)}, but got {x.ndim + unbatched}-dimensional input "
+                           f"of size {_sizes((1,) + x.shape if unbatched else x.shape)} instead")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in pads):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in extra):
+        raise RuntimeError("negative output_padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    shape = (1,) + x.shape if unbatched else x.shape
+    if w.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{_sizes(w.shape)}] instead")
+    if shape[1] != w.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_sizes(w.shape)}, expected "
+                           f"input{_sizes(shape)} to have {w.shape[0]} channels, but got "
+                           f"{shape[1]} channels instead")
+    channels = w.shape[1] * groups
+    if bias is not None and (bias.array.ndim != 1 or bias.array.shape[0] != channels):
+        raise RuntimeError(f"Given transposed=1, weight of size {_sizes(w.shape)}, expected bias "
+                           f"to be 1-dimensional with {channels} elements, but got bias of size "
+                           f"{_sizes(bias.array.shape)} instead")
+    d2, s2, o2 = _pairs_of(dilation, n, 1), _pairs_of(stride, n, 1), _pairs_of(extra, n, 0)
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: "
+                           f"{d2[0]}, dilation_width: {d2[1]}")
+    if any(o >= s and o >= d for o, s, d in zip(extra, stride, dilation)):
+        raise RuntimeError(
+            f"output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {o2[0]} output_padding_width: {o2[1]} stride_height: "
+            f"{s2[0]} stride_width: {s2[1]} dilation_height: {d2[0]} dilation_width: {d2[1]}")
+    if 0 in shape[2:]:
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           f"shape: {_sizes(shape[:2] + _pairs_of(shape[2:], n, 1))}")
+    sizes = tuple((shape[2 + i] - 1) * stride[i] - 2 * pads[i] +
+                  dilation[i] * (w.shape[2 + i] - 1) + extra[i] + 1 for i in range(n))
+    if any(s < 1 for s in sizes):
+        raise RuntimeError(
+            "Given input size per channel: (" + " x ".join(map(str, _pairs_of(shape[2:], n, 1))) +
+            "). Calculated output size per channel: (" +
+            " x ".join(map(str, _pairs_of(sizes, n, 1))) + "). Output size is too small")
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {type_word(x.dtype)} but found "
+                           f"{type_word(w.dtype)}")
+    if x.dtype.kind != "f" and x.dtype != np.int64:
+        raise NotImplementedError(f'"slow_conv_transpose2d_out_cpu" not implemented for '
+                                  f"'{type_word(x.dtype)}'")
+    size = (shape[0], channels) + sizes
+    check_allocation(size, x.dtype)
+    check_allocation(shape[:1] + sizes + (channels,) + tuple(w.shape[2:]), x.dtype)
+    if n == 1:
+        stride, dilation = (1,) + stride, (1,) + dilation
+        pads = (0,) + pads
+    geo = (stride, tuple((p, p) for p in pads), dilation, groups)
+    a = unsqueeze(input, 0) if unbatched else input
+    b = None if bias is None else bias.array.astype(x.dtype, copy=False)
+    out = record(CONV, _conv_t_array(a.array, w, b, geo, size), (a, weight, bias),
+                 {"geo": geo, "size": size})
+    return squeeze_dim(out, 0) if unbatched else out
+
+
+@exposes(CONV, functions=("conv_transpose2d",), nn=("conv_transpose2d",))
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _convolve_transposed(input, weight, bias, stride, padding, output_padding, groups,
+                                dilation, 2)
+
+
+@exposes(functions=("conv_transpose1d",), nn=("conv_transpose1d",))
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _convolve_transposed(input, weight, bias, stride, padding, output_padding, groups,
+                                dilation, 1)
 
 
 # === pooling: windows and output sizes as torch computes them ==================================

@@ -1,4 +1,5 @@
-"""Pieces, repeats and triangles: split/chunk, narrow, index_select, repeat, hstack/vstack,
+"""Pieces, repeats and triangles: split/chunk, narrow, index_select, index_copy/index_add/
+index_fill, repeat, repeat_interleave, hstack/vstack,
 view_as/reshape_as/type_as, diag, tril/triu, trace.
 
 Rules are torch's backward formulas with the same ops (split_backward's cat,
@@ -13,11 +14,11 @@ import builtins
 import numpy as np
 
 from ..graph.nodes import NUMBERS, record, record_outputs
-from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_arg
+from .operands import ArgumentTypeError, array_dtype, check_sizes, dims, shape_arg, type_word
 from .einsum import _diagonal_array
 from .index import slice_dim
-from .shape import cat, reshape, to_dtype, unsqueeze, view
-from .registry import METHOD_IN_PLACE, Check, Family, any_, no_in_place
+from .shape import CLONE, cat, expand, flatten, reshape, to_dtype, unsqueeze, view
+from .registry import METHOD_IN_PLACE, OWN_IN_PLACE, Check, Family, any_, no_in_place
 from ..core.session import check_allocation
 
 family = Family("Pieces, repeats and triangles", inplace=no_in_place(
@@ -141,11 +142,12 @@ INDEX_SELECT = op("IndexSelectBackward0",
                   formulas=("g added at index (repeats add up)",),
                   check=Check(lambda a: a.index_select(1, _long(a, [2, 0, 2])), (any_(2, 3),)),
                   saves="p")
-INDEX_ADD = op("IndexAddBackward0", lambda F, g, out, zeros, source, dim, index: g,
-               lambda F, g, out, zeros, source, dim, index: F.index_select(g, dim, index),
-               explain="the gradient of index_select, as an op of its own: g added at index "
-                       "into zeros; its own gradient selects again",
-               formulas=("g", "g selected at index"),
+INDEX_ADD = op("IndexAddBackward0", lambda F, g, out, a, source, dim, index, alpha=1, shape=None: g,
+               lambda F, g, out, a, source, dim, index, alpha=1, shape=None: _source_grad(
+                   F, g, shape, dim, index, alpha),
+               explain="index_add adds source's slices at index (index_select's gradient is "
+                       "one, into zeros): a gets g, source g selected at index",
+               formulas=("g", "g selected at index (times alpha)"),
                check=Check(lambda a: a.index_select(0, _long(a, [1, 1])) ** 2, (any_(2, 3),)),
                saves="p")
 
@@ -231,6 +233,312 @@ def repeat(a, *repeats):
     check_allocation(target, x.dtype)
     out = np.tile(x.reshape(padded), repeats)
     return record(REPEAT, out, (a,), {"repeats": repeats, "shape": x.shape})
+
+
+# === index_copy, index_add, index_fill ===========================================================
+
+def _as_index(g, index):
+    """An index array as index_select's word takes it: a tensor under create_graph."""
+    return type(g)._wrap(index) if hasattr(g, "_grad_fn") else index
+
+
+def _source_grad(F, g, shape, dim, index, alpha=1):
+    """torch's source gradient of index_copy/index_add: g at index, expanded to source's
+    shape (None: index_select's own gradient, already of that shape)."""
+    picked = F.index_select(g, dim, _as_index(g, index))
+    if alpha != 1:
+        picked = picked * alpha
+    if shape is None or len(shape) != len(picked.shape):
+        return picked  # (a 0-d source: the engine sums the one element back)
+    return F.expand(picked, shape)
+
+
+def _index_fill_array(g, dim, index, value):
+    out = np.array(g, copy=True)
+    if out.ndim:
+        out[(slice(None),) * dim + (index,)] = value
+    elif index.size:
+        out[()] = value
+    return out
+
+
+INDEX_FILL_NUMBER = op(
+    "IndexFillBackward0", lambda F, g, out, a, dim, index, value: F.index_fill(g, dim, index, 0),
+    explain="index_fill writes a number at index along a dim: the old values there get nothing",
+    formulas=("g, 0 where filled",), saves="p",
+    check=Check(lambda a: a.index_fill(1, _long(a, [2, 0]), 1.5), (any_(2, 3),)))
+INDEX_FILL_TENSOR = op(
+    "IndexFillBackward1", lambda F, g, out, a, value, dim, index: F.index_fill(g, dim, index, 0),
+    lambda F, g, out, a, value, dim, index: F.sum_all(
+        F.index_select(g, dim, _as_index(g, np.unique(index)))),
+    explain="index_fill with a 0-d tensor v: v gets the sum of g over the filled slices",
+    formulas=("g, 0 where filled", "Σ g at the (distinct) indices"), saves="p",
+    check=Check(lambda a, v: a.index_fill(0, _long(a, [1, 1]), v), (any_(3, 2), any_())))
+INDEX_COPY = op(
+    "IndexCopyBackward0",
+    lambda F, g, out, a, source, dim, index, shape: F.index_fill(g, dim, index, 0),
+    lambda F, g, out, a, source, dim, index, shape: _source_grad(F, g, shape, dim, index),
+    saves="p",
+    explain="index_copy writes source's slices at index along a dim: a keeps g elsewhere, "
+            "source gets g at index",
+    formulas=("g, 0 at index", "g selected at index"),
+    check=Check(lambda a, s: a.index_copy(1, _long(a, [2, 0]), s), (any_(2, 3), any_(2, 2))))
+
+
+@word("index_fill", _index_fill_array)
+def _index_fill_word(g, dim, index, value):
+    return record(INDEX_FILL_NUMBER, _index_fill_array(g.array, dim, index, value), (g,),
+                  {"dim": dim, "index": index, "value": value})
+
+
+def _index_positions(name: str, x, d: int, idx, kinds: str, negative: bool, copy: bool):
+    """index as int64 positions along d, with torch's checks for `name`."""
+    i = idx.array
+    if copy:
+        if i.ndim > 1:
+            raise IndexError(f"{name}(): Index should have dimension 1 or 0 (got {i.ndim})")
+        if i.dtype != np.int64:
+            raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                               f"{type_word(i.dtype)}")
+    elif name == "index_add_":
+        if i.ndim > 1:
+            raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                             f"{i.ndim} with type: {type_word(i.dtype)} and size: "
+                             f"{list(i.shape)}")
+        if i.dtype not in (np.int32, np.int64):
+            raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                               f"{type_word(i.dtype)}")
+    else:
+        if i.ndim > 1:
+            raise RuntimeError("Index has to be a vector/scalar")
+        if i.dtype != np.int64:
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    return i.reshape(-1).astype(np.int64)
+
+
+def _bounds(prefix: str, idx, size: int, d: int, negative: bool):
+    for k in idx:
+        if not (-size <= k < size if negative else 0 <= k < size):
+            raise IndexError(f"{prefix}index {k} is out of bounds for dimension {d} with size "
+                             f"{size}")
+    return np.where(idx < 0, idx + size, idx) if negative else idx
+
+
+def _tensor_arg(name: str, value):
+    if not hasattr(value, "_grad_fn"):
+        raise ArgumentTypeError(name, "Tensor", value)
+
+
+@exposes(INDEX_COPY, functions=("index_copy",), methods=("index_copy",), inplace=OWN_IN_PLACE)
+def index_copy(a, dim, index, source):
+    _tensor_arg("index", index)
+    _tensor_arg("source", source)
+    x, src = a.array, source.array
+    d = dims(dim, x.ndim)[0]
+    # (torch's order: the index's rank, the scalar and rank rules, then the dtypes)
+    if index.array.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index.array.ndim})")
+    if not src.ndim and index.array.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {index.array.size})")
+    if x.ndim and src.ndim and x.ndim != src.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({src.ndim}), "
+                         f"destination dimensionality ({x.ndim})")
+    idx = _index_positions("index_copy_", x, d, index, "l", False, True)
+    if x.dtype != src.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {type_word(x.dtype)} and (source) "
+                           f"{type_word(src.dtype)}")
+    if x.ndim and src.ndim:
+        for k, (m, n) in enumerate(zip(x.shape[:d] + x.shape[d + 1:],
+                                       src.shape[:d] + src.shape[d + 1:])):
+            if m != n:
+                raise RuntimeError(f"index_copy_(): Source/destination tensor must have same "
+                                   f"slice shapes. Destination slice shape: {m} at dimension {k} "
+                                   f"and source slice shape: {n} at dimension {k}.")
+    count = src.shape[d] if src.ndim else 1
+    if idx.size != count:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({count})")
+    idx = _bounds("index_copy_(): ", idx, x.shape[d] if x.ndim else 1, d, False)
+    out = np.array(x, copy=True)
+    if x.ndim:
+        out[(slice(None),) * d + (idx,)] = src if src.ndim else src.reshape((1,) * x.ndim)
+    else:
+        out[()] = src.reshape(())
+    return record(INDEX_COPY, out, (a, source), {"dim": d, "index": idx, "shape": src.shape})
+
+
+def _fused_add_at(out, d, idx, src, alpha):
+    """out[idx[k]] += alpha * src[k] along d, one index at a time, each step rounded once
+    (torch adds with alpha as a fused multiply-add): computed wider, then rounded."""
+    wide = np.longdouble if out.dtype == np.float64 else np.float64
+    lead = (slice(None),) * d
+    for k, i in enumerate(idx):
+        here = lead + (i,)
+        out[here] = (out[here].astype(wide) + wide(alpha) * src[lead + (k,)].astype(wide)
+                     ).astype(out.dtype)
+
+
+@exposes(INDEX_ADD, functions=("index_add",), methods=("index_add",), inplace=OWN_IN_PLACE)
+def index_add(a, dim, index, source, *, alpha=1):
+    _tensor_arg("index", index)
+    _tensor_arg("source", source)
+    x, src = a.array, source.array
+    d = dims(dim, x.ndim)[0]
+    idx = _index_positions("index_add_", x, d, index, "il", False, False)
+    if x.dtype != src.dtype:
+        raise RuntimeError(f"index_add_(): self ({type_word(x.dtype)}) and source "
+                           f"({type_word(src.dtype)}) must have the same scalar type")
+    if d != 0 and d >= src.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                           f"tensor with dim {src.ndim}")
+    if idx.size != (src.shape[d] if src.ndim else 1):
+        if not src.ndim:  # (torch's message asks a 0-d source for its size)
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({src.shape[d]}), for dim: {d}")
+    if src.ndim != x.ndim or src.shape[:d] + src.shape[d + 1:] != x.shape[:d] + x.shape[d + 1:]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(src.shape)}")
+    size = x.shape[d] if x.ndim else 1
+    bad = [int(k) for k in idx if not 0 <= k < size]
+    if bad and not (x.ndim > 1 and x.size == 0):
+        # torch adds a first or last dim of a tensor of 2 or more dims with scatter_add (for
+        # alpha 1 and int64 indices), whose words differ from its slice-by-slice loop's
+        if x.ndim > 1 and alpha == 1 and index.array.dtype == np.int64 and \
+                d in (0, x.ndim - 1):
+            raise RuntimeError(f"index {bad[0]} is out of bounds for dimension {d} with size "
+                               f"{size}")
+        raise IndexError("index out of range in self")
+    scale = alpha if x.dtype.kind == "f" else int(alpha)
+    out = np.array(x, copy=True)
+    if not x.size:
+        pass  # (nothing to add to; torch checks no index then)
+    elif x.ndim and scale != 1 and x.dtype.kind == "f":
+        _fused_add_at(out, d, idx, src, scale)
+    elif x.ndim:
+        np.add.at(out, (slice(None),) * d + (idx,), src * np.asarray(scale, x.dtype)
+                  if scale != 1 else src)
+    else:
+        out = out + (src * np.asarray(scale, x.dtype)).reshape(())
+    params = {"dim": d, "index": idx, "shape": src.shape}
+    if alpha != 1:
+        params["alpha"] = alpha
+    return record(INDEX_ADD, np.asarray(out, x.dtype), (a, source), params)
+
+
+@exposes(INDEX_FILL_NUMBER, INDEX_FILL_TENSOR, functions=("index_fill",),
+         methods=("index_fill",), inplace=OWN_IN_PLACE)
+def index_fill(a, dim, index, value):
+    _tensor_arg("index", index)
+    tensor = hasattr(value, "_grad_fn")
+    if not tensor and (not isinstance(value, (int, float, bool)) or value is None):
+        raise ArgumentTypeError("value", "Number", value)
+    x = a.array
+    d = dims(dim, x.ndim)[0]
+    idx = _index_positions("index_fill_", x, d, index, "l", True, False)
+    if tensor and value.array.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.array.ndim} dimension(s).")
+    idx = _bounds("", idx, x.shape[d] if x.ndim else 1, d, True)
+    fill = value.array if tensor else value
+    out = _index_fill_array(x, d, idx, np.asarray(fill).astype(x.dtype))
+    if tensor:
+        return record(INDEX_FILL_TENSOR, out, (a, value), {"dim": d, "index": idx})
+    return record(INDEX_FILL_NUMBER, out, (a,), {"dim": d, "index": idx, "value": value})
+
+
+def _written(name: str, forward):
+    def method(a, *args, **kwargs):
+        from .inplace import check_inplace, inplace  # noqa: PLC0415 - (that family comes later)
+
+        check_inplace(a)
+        return inplace(a, forward(a, *args, **kwargs), checked=True)
+    method.__name__ = method.__qualname__ = name
+    method.__wrapped__ = forward
+    return method
+
+
+for _name, _forward in (("index_copy_", index_copy), ("index_add_", index_add),
+                        ("index_fill_", index_fill)):
+    exposes(methods=(_name,))(_written(_name, _forward))
+
+
+# === repeat_interleave ===========================================================================
+#
+# Composed as torch composes it: an int repeats unsqueezes, expands, clones and views
+# (ViewBackward0); a tensor of repeats picks with index_select (IndexSelectBackward0).
+
+def _repeated_positions(counts, output_size, single: bool):
+    """torch.repeat_interleave(repeats): each position i, counts[i] times."""
+    c = counts.array
+    if c.ndim != 1 and single or c.ndim > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat" if single else
+                           "repeats must be 0-dim or 1-dim tensor")
+    if c.dtype.kind not in "iu" or c.dtype == np.bool_:
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{type_word(c.dtype)}'")
+    c = c.reshape(-1).astype(np.int64)
+    if c.size and c.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    total = int(c.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    check_allocation((total,), np.int64)
+    return np.repeat(np.arange(c.size, dtype=np.int64), c)
+
+
+def _int_arg(value, name: str):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ArgumentTypeError(name, "int", value)
+
+
+@exposes(functions=("repeat_interleave",))
+def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
+    _int_arg(dim, "dim")
+    _int_arg(output_size, "output_size")
+    if repeats is None:  # torch.repeat_interleave(repeats): the positions, repeated
+        return type(a)._wrap(_repeated_positions(a, output_size, True))
+    tensor = hasattr(repeats, "_grad_fn")
+    if not tensor:
+        _int_arg(repeats, "repeats")
+    if dim is None:
+        a, dim = flatten(a), 0
+    x = a.array
+    if not tensor:
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        d = dims(dim, x.ndim)[0]
+        wanted = x.shape[d] * repeats if x.ndim else repeats
+        if output_size is not None and output_size != wanted:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {wanted} but "
+                               f"got {output_size}")
+        u = unsqueeze(a, d + 1)
+        shape = list(u.array.shape)
+        shape[d + 1] = repeats
+        check_allocation(tuple(shape), x.dtype)
+        e = expand(u, tuple(shape))
+        c = record(CLONE, np.array(e.array, order="C", copy=True), (e,))
+        return view(c, x.shape[:d] + (wanted,) + x.shape[d + 1:])
+    counts = repeats.array
+    d = dims(dim, x.ndim)[0]
+    if counts.ndim <= 1 and counts.size == 1 and x.ndim and x.shape[d] != 1:
+        repeats = type(repeats)._wrap(np.full(x.shape[d], counts.reshape(-1)[0], counts.dtype))
+    elif counts.ndim <= 1 and x.ndim and counts.size != x.shape[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.size} and input.size({d}) = {x.shape[d]}")
+    index = type(a)._wrap(_repeated_positions(repeats, output_size, False))
+    return index_select(a, d, index)
+
+
+@exposes(methods=("repeat_interleave",))
+def repeat_interleave_method(a, repeats, dim=None, *, output_size=None):
+    """Tensor.repeat_interleave: its repeats are not optional (no single-tensor form)."""
+    return repeat_interleave(a, repeats, dim, output_size=output_size)
 
 
 # === the shape and dtype of another tensor ======================================================
@@ -359,21 +667,10 @@ TRACE = op("TraceBackward0", _trace_vjp,
            explain="the trace sums the diagonal: each diagonal element gets g",
            formulas=("g on the diagonal, 0 elsewhere",),
            check=Check(lambda a: a.trace(), (any_(3, 4),)))
-INDEX_FILL = op("IndexFillBackward1",
-                lambda F, g, out, zeros, value, index: F.where(_filled(g, index), 0.0, g),
-                lambda F, g, out, zeros, value, index: F.sum_all(F.index_select(g, 0, index)),
-                explain="the gradient of trace, as an op of its own: g written at the diagonal "
-                        "into zeros; its own gradient sums g there",
-                formulas=("g where not filled", "Σ g at index"),
-                check=Check(lambda a: a.trace() ** 2, (any_(3, 3),)), saves="p")
 
 
-def _filled(g, index):
-    mask = np.zeros(np.shape(g.array if hasattr(g, "_grad_fn") else g), bool)
-    mask[index] = True
-    return mask
-
-
+# trace's gradient writes g into zeros as torch's index_fill_ with a 0-d tensor does: its node
+# is index_fill's IndexFillBackward1
 def _index_fill_arrays(n, index, value):
     out = np.zeros(n, np.asarray(value).dtype)
     out[index] = value
@@ -383,8 +680,8 @@ def _index_fill_arrays(n, index, value):
 @word("index_fill_zeros", _index_fill_arrays)
 def _index_fill_zeros(n, index, value):
     zeros = type(value)._wrap(np.zeros(n, value.array.dtype))
-    return record(INDEX_FILL, _index_fill_arrays(n, index, value.array), (zeros, value),
-                  {"index": index})
+    return record(INDEX_FILL_TENSOR, _index_fill_arrays(n, index, value.array), (zeros, value),
+                  {"dim": 0, "index": index})
 
 
 @exposes(TRACE, functions=("trace",), methods=("trace",))

@@ -195,6 +195,72 @@ def bernoulli_(self, p=0.5, generator=None):
     return _fill_(self, lambda n, contiguous, order: gen.bernoulli(n, p), BERNOULLI_ONE_P)
 
 
+EXPONENTIAL = _drawn("ExponentialBackward0",
+                     Check(lambda a: (a * 1).exponential_(generator=_seeded()) * a, (any_(3),)),
+                     "exponential_ overwrites a with random values: nothing flows back")
+
+
+@exposes(EXPONENTIAL, methods=("exponential_",))
+def exponential_(self, lambd=1.0, *, generator=None):
+    lambd = parse.number("exponential_", "lambd", lambd, 1)
+    gen = generator_for("exponential_", generator)
+    check_inplace(self)
+    dt = self.array.dtype
+    if dt.kind != "f":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {type_word(dt)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _fill_(self, lambda n, contiguous, order: gen.exponential(n, dt, lambd), EXPONENTIAL)
+
+
+@exposes(functions=("multinomial",), methods=("multinomial",))
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Category indices drawn with the rows of `input` as weights, as torch's CPU kernels draw
+    them: without replacement (or one sample) the largest input / Exp(1) (the Gumbel trick);
+    with replacement a search of each row's normalised running sum for a double draw."""
+    gen = generator_for("multinomial", generator)
+    p = np.asarray(input.array)
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if p.dtype.kind != "f":
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{type_word(p.dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = p.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if categories > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = p.reshape(-1, categories)
+    if not replacement or num_samples == 1:
+        if rows.size and not (np.max(rows) < np.inf and np.min(rows) >= 0):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows.sum(axis=1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        keys = rows / gen.exponential(rows.size, p.dtype).reshape(rows.shape)
+        picks = (np.argmax(keys, axis=1)[:, None] if num_samples == 1
+                 else np.argsort(-keys, axis=1, kind="stable")[:, :num_samples])
+    else:
+        picks = np.empty((rows.shape[0], num_samples), np.int64)
+        for i, row in enumerate(rows):
+            bad = ~((row >= 0) & np.isfinite(row))
+            if bad.any():
+                first = row[np.argmax(bad)]
+                raise RuntimeError("invalid multinomial distribution (encountering probability "
+                                   + ("entry = infinity or NaN)" if first >= 0 else "entry < 0)"))
+            running = np.cumsum(row)  # sequential, in the input's dtype, as the kernel adds
+            if not running[-1] > 0:
+                raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+            running /= running[-1]
+            running[-1] = 1
+            draws = gen.uniform(num_samples, np.float64)
+            picks[i] = np.searchsorted(running.astype(np.float64), draws, side="left")
+    return type(input)._wrap(picks.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
 def _probabilities(p, kernel: str) -> np.ndarray:
     probabilities = np.asarray(p.array)
     parse.floating(probabilities.dtype, kernel)

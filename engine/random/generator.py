@@ -45,7 +45,7 @@ class Generator(metaclass=TorchCClass):
     """A torch.Generator on the CPU (prints as torch's does)."""
 
     __slots__ = ("_seed", "_stream", "_next_normal")
-    _tg_public = frozenset({"manual_seed", "initial_seed"})
+    _tg_public = frozenset({"manual_seed", "initial_seed", "seed"})
 
     def __init__(self, device="cpu"):
         if device != "cpu":
@@ -69,6 +69,14 @@ class Generator(metaclass=TorchCClass):
         return self
 
     def initial_seed(self) -> int:
+        return self._seed
+
+    def seed(self) -> int:
+        """A fresh nondeterministic 64-bit seed, as torch draws one, set and returned."""
+        import secrets  # noqa: PLC0415 - the rare path only
+
+        self.manual_seed(0)  # (the stream and cached normal reset as manual_seed does)
+        self._seed = secrets.randbits(64)
         return self._seed
 
     # --- the raw stream ------------------------------------------------------------------
@@ -141,6 +149,11 @@ class Generator(metaclass=TorchCClass):
             if (n - start) % 2:
                 self._next_normal = float(both[-1])
         return _scale(out, mean, std)
+
+    def exponential(self, n: int, dtype, lambd: float = 1.0) -> np.ndarray:
+        """n values of Exp(lambd), of NumPy dtype float32 or float64: torch's CPU kernel takes
+        -1/lambd * log1p(-u) of a double draw u (the C library's log1p), then rounds."""
+        return ((-1.0 / lambd) * libm(math.log1p, -self._doubles(n))).astype(dtype)
 
     def integers(self, n: int, low: int, high: int) -> np.ndarray:
         """n int64 values in [low, high)."""

@@ -10,7 +10,7 @@ before retain_grad() keeps it; autograd.grad returns what the hooks left.
 from __future__ import annotations
 
 from ..core.session import current
-from ..graph.nodes import AccumulateGrad, edge_to
+from ..graph.nodes import FROM_TENSORS, AccumulateGrad, edge_to
 from ..ops.registry import Family, no_in_place
 
 # Tensor methods only: no op of its own
@@ -112,3 +112,72 @@ def register_post_accumulate_grad_hook(tensor, hook):
 
     node.post_hooks.append(run)
     return RemovableHandle(node.post_hooks, run)
+
+
+# --- Node.register_hook and Node.register_prehook -----------------------------------------------
+
+def _as_tensors(grads, cls) -> tuple:
+    return tuple(None if g is None else g if type(g) is cls else cls._wrap(g) for g in grads)
+
+
+def _as_given(returned, like, name: str, expected: int, cls) -> list:
+    """A hook's returned gradients in the form the pass computes with (arrays or tensors)."""
+    returned = returned if isinstance(returned, tuple) else (returned,)
+    if len(returned) != expected:
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
+                           f"{len(returned)}, but expected {expected})")
+    arrays = next((type(g) is not cls for g in like if g is not None), True)
+    out = []
+    for g in returned:
+        if g is not None and type(g) is not cls:
+            raise TypeError(f"expected Variable, but hook returned '{type(g).__name__}'")
+        out.append(g.array if arrays and g is not None else g)
+    return out
+
+
+def register_node_hook(node, fn):
+    cls = _tensor_class()
+    name = getattr(fn, "__name__", type(fn).__name__)
+
+    def run(grad_inputs, grad_outputs):
+        returned = fn(_as_tensors(grad_inputs, cls), _as_tensors(grad_outputs, cls))
+        if returned is None:
+            return None
+        return _as_given(returned, list(grad_outputs), name, len(grad_inputs), cls)
+
+    if node.post_hooks is None:
+        node.post_hooks = []
+    node.post_hooks.append(run)
+    return RemovableHandle(node.post_hooks, run)
+
+
+def register_node_prehook(node, fn):
+    from ..graph.nodes import PREHOOKS, MultiNode  # noqa: PLC0415
+
+    cls = _tensor_class()
+    name = getattr(fn, "__name__", type(fn).__name__)
+    multi = type(node) is MultiNode
+
+    def run(g):
+        grads = list(g) if multi else [g]
+        returned = fn(_as_tensors(grads, cls))
+        if returned is None:
+            return g
+        new = _as_given(returned, grads, name, len(grads), cls)
+        return new if multi else new[0]
+
+    if node.hooks is None:
+        node.hooks = {}
+    hooks = node.hooks.setdefault(PREHOOKS, [])
+    hooks.append(run)
+    return RemovableHandle(hooks, run)
+
+
+def _tensor_class():
+    from .tensor import Tensor  # noqa: PLC0415 - tensor.py imports this module
+
+    return Tensor
+
+
+FROM_TENSORS.update(post_hook=register_node_hook, pre_hook=register_node_prehook,
+                    tensor_class=_tensor_class)

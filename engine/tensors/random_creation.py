@@ -26,6 +26,10 @@ def initial_seed() -> int:
     return default_generator().initial_seed()
 
 
+def seed() -> int:
+    return default_generator().seed()
+
+
 def _new(shape: tuple, dtype, requires_grad: bool, draw) -> Tensor:
     """A new tensor of `shape` filled by draw(count, numpy dtype)."""
     dt = (dtype or dtypes.DEFAULT_FLOAT).np

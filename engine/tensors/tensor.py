@@ -421,6 +421,8 @@ class Tensor(metaclass=_TensorType):
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        if UNINITIALISED and (kind := _uninitialised_kind(self)) is not None:
+            return f"<Uninitialized{kind}>"
         name = _grad_fn_name(self)
         text = format_tensor(self.array, requires_grad=self.requires_grad, grad_fn_name=name)
         return "Parameter containing:\n" + text if is_parameter(self) else text
@@ -455,6 +457,9 @@ class Tensor(metaclass=_TensorType):
         return devices.CPU
 
     is_cuda = False
+
+    def get_device(self) -> int:
+        return -1  # torch's answer for a CPU tensor
 
     def cpu(self) -> "Tensor":
         return self
@@ -548,7 +553,7 @@ class Tensor(metaclass=_TensorType):
         "shape", "dtype", "grad", "grad_fn", "requires_grad", "is_leaf", "data", "T", "mT",
         "ndim", "size", "dim", "numel", "item", "tolist", "backward", "detach", "detach_",
         "requires_grad_", "retain_grad", "retains_grad", "to", "float", "double", "long", "int",
-        "bool", "device", "is_cuda", "cpu", "cuda", "numpy", "type", "nelement", "is_contiguous",
+        "bool", "device", "is_cuda", "get_device", "cpu", "cuda", "numpy", "type", "nelement", "is_contiguous",
         "storage", "untyped_storage", "storage_offset", "data_ptr", "element_size", "resize_",
         "resize",
         "_version"}  # (an int; tutorials show it counting in-place changes)
@@ -577,6 +582,32 @@ def mark_parameter(t) -> None:
 def is_parameter(value) -> bool:
     ref = PARAMETERS.get(id(value))
     return ref is not None and ref() is value
+
+
+# a lazy module's parameters and buffers before its first call print as torch's
+# <UninitializedParameter> / <UninitializedBuffer>: tensor id -> (weak reference, class name)
+UNINITIALISED: dict = {}
+
+
+def mark_uninitialised(t, kind: str) -> None:
+    """`kind`: "Parameter" or "Buffer"; `mark_initialised` ends it."""
+    key = id(t)
+    UNINITIALISED[key] = (weakref.ref(t, lambda _, key=key: UNINITIALISED.pop(key, None)), kind)
+
+
+def mark_initialised(t) -> None:
+    UNINITIALISED.pop(id(t), None)
+
+
+def uninitialised(t) -> bool:
+    """A lazy module's parameter or buffer before its first call (torch keeps these, not a
+    detached copy, in a state_dict)."""
+    return bool(UNINITIALISED) and _uninitialised_kind(t) is not None
+
+
+def _uninitialised_kind(t) -> str | None:
+    entry = UNINITIALISED.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
 
 
 def _grad_fn_name(t) -> str | None:
