@@ -73,7 +73,8 @@ BUILTIN_PUBLIC: dict[type, frozenset[str]] = {
                      "clear"}),
     set: frozenset({"add", "remove", "discard", "update", "union", "intersection",
                     "difference", "copy", "clear", "pop", "issubset", "issuperset",
-                    "isdisjoint", "symmetric_difference"}),
+                    "isdisjoint", "symmetric_difference", "difference_update",
+                    "intersection_update", "symmetric_difference_update"}),
 }
 BUILTIN_PUBLIC[slice] = frozenset({"start", "stop", "step", "indices"})  # `slice(1, None, 2)`
 BUILTIN_PUBLIC[property] = frozenset({"setter", "getter", "deleter"})  # `@v.setter`

@@ -41,7 +41,7 @@ def refused(src, extra=None):
     ("x = 1\n'{0.__class__}'.format(x)\n", "ValueError", "attribute and index lookups"),
     ("x = [1]\n'{0[0]}'.format(x)\n", "ValueError", "attribute and index lookups"),
     ("x = 1\nf'{x.__class__.__mro__}'\n", "AttributeError", "type object 'int' has no attribute '__mro__'"),
-    ("x = {3, 1}\nx.pop()\n", "AttributeError", "is not supported by autodiff"),
+    ('x = "ab"\nx.encode()\n', "AttributeError", "is not supported by autodiff"),
     ("import math\nmath.__dict__\n", "AttributeError", "attribute '__dict__' is not supported"),
     ("x = 'a'\nx.upper = 1\n", "AttributeError", "is not supported by autodiff"),
     ("(1).__class__.__subclasses__\n", "AttributeError", "type object 'int' has no attribute '__subclasses__'"),
