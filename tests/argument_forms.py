@@ -180,6 +180,8 @@ BASELINES = {
                                   "weight": "torch.tensor([1.0, 2.0, 0.5])"})
        for n in ("nll_loss", "cross_entropy")},
     "bernoulli": Baseline((P(),)),
+    "multinomial": Baseline((P(), C("2")), {"replacement": "True"}),
+    "exponential_": Baseline((T(),), {"lambd": "2.0"}),
     "new_zeros": Baseline((T(), C("(2,)"))),
     "new_ones": Baseline((T(), C("(2,)"))),
     "new_full": Baseline((T(), C("(2,)"), S("1.5"))),
