@@ -1117,7 +1117,16 @@ NAMES = {
     "torch.nn.parameter.Parameter": (
         ""
     ),
+    "torch.optim.adadelta.Adadelta": (
+        "defaults param_groups state "
+    ),
+    "torch.optim.adagrad.Adagrad": (
+        "defaults param_groups share_memory state "
+    ),
     "torch.optim.adam.Adam": (
+        "defaults param_groups state "
+    ),
+    "torch.optim.adamax.Adamax": (
         "defaults param_groups state "
     ),
     "torch.optim.adamw.AdamW": (
@@ -1237,7 +1246,10 @@ BASES = {
     "torch.nn.modules.sparse.Embedding": "torch.nn.modules.module.Module",
     "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.modules.module.Module",
     "torch.nn.parameter.Parameter": "torch.Tensor",
+    "torch.optim.adadelta.Adadelta": "torch.optim.optimizer.Optimizer",
+    "torch.optim.adagrad.Adagrad": "torch.optim.optimizer.Optimizer",
     "torch.optim.adam.Adam": "torch.optim.optimizer.Optimizer",
+    "torch.optim.adamax.Adamax": "torch.optim.optimizer.Optimizer",
     "torch.optim.adamw.AdamW": "torch.optim.adam.Adam",
     "torch.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.LRScheduler",
