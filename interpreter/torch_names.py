@@ -1150,11 +1150,17 @@ NAMES = {
     "torch.optim.lr_scheduler.StepLR": (
         "base_lrs gamma last_epoch optimizer step_size "
     ),
+    "torch.optim.nadam.NAdam": (
+        "defaults param_groups state "
+    ),
     "torch.optim.optimizer.Optimizer": (
         "OptimizerPostHook OptimizerPreHook add_param_group load_state_dict profile_hook_step "
         "register_load_state_dict_post_hook register_load_state_dict_pre_hook "
         "register_state_dict_post_hook register_state_dict_pre_hook register_step_post_hook "
         "register_step_pre_hook state_dict step zero_grad "
+    ),
+    "torch.optim.radam.RAdam": (
+        "defaults param_groups state "
     ),
     "torch.optim.rmsprop.RMSprop": (
         "defaults param_groups state "
@@ -1256,6 +1262,8 @@ BASES = {
     "torch.optim.lr_scheduler.LambdaLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.MultiStepLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.StepLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.nadam.NAdam": "torch.optim.optimizer.Optimizer",
+    "torch.optim.radam.RAdam": "torch.optim.optimizer.Optimizer",
     "torch.optim.rmsprop.RMSprop": "torch.optim.optimizer.Optimizer",
     "torch.optim.sgd.SGD": "torch.optim.optimizer.Optimizer",
     "torch.utils.data.dataset.Subset": "torch.utils.data.dataset.Dataset",
