@@ -71,6 +71,12 @@ PROGRAMS = {
         for kw in variants)
     for name, variants in _VARIANTS.items()}
 
+# fused=True: torch's fused CPU Adagrad takes a correctly rounded sqrt, so every bit is its
+PROGRAMS["adagrad_fused"] = _TRAIN + """
+for kw in (dict(), dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.5)):
+    print(train(lambda ps: optim.Adagrad(ps, fused=True, **kw), True, 12).state_dict())
+"""
+
 # float64 and float32 parameters in one group, over many steps
 PROGRAMS["float64_and_long_runs"] = _HEAD + """
 torch.manual_seed(1)
