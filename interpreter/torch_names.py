@@ -1123,7 +1123,16 @@ NAMES = {
     "torch.nn.parameter.Parameter": (
         ""
     ),
+    "torch.optim.adadelta.Adadelta": (
+        "defaults param_groups state "
+    ),
+    "torch.optim.adagrad.Adagrad": (
+        "defaults param_groups share_memory state "
+    ),
     "torch.optim.adam.Adam": (
+        "defaults param_groups state "
+    ),
+    "torch.optim.adamax.Adamax": (
         "defaults param_groups state "
     ),
     "torch.optim.adamw.AdamW": (
@@ -1147,11 +1156,17 @@ NAMES = {
     "torch.optim.lr_scheduler.StepLR": (
         "base_lrs gamma last_epoch optimizer step_size "
     ),
+    "torch.optim.nadam.NAdam": (
+        "defaults param_groups state "
+    ),
     "torch.optim.optimizer.Optimizer": (
         "OptimizerPostHook OptimizerPreHook add_param_group load_state_dict profile_hook_step "
         "register_load_state_dict_post_hook register_load_state_dict_pre_hook "
         "register_state_dict_post_hook register_state_dict_pre_hook register_step_post_hook "
         "register_step_pre_hook state_dict step zero_grad "
+    ),
+    "torch.optim.radam.RAdam": (
+        "defaults param_groups state "
     ),
     "torch.optim.rmsprop.RMSprop": (
         "defaults param_groups state "
@@ -1259,13 +1274,18 @@ BASES = {
     "torch.nn.modules.sparse.Embedding": "torch.nn.modules.module.Module",
     "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.modules.module.Module",
     "torch.nn.parameter.Parameter": "torch.Tensor",
+    "torch.optim.adadelta.Adadelta": "torch.optim.optimizer.Optimizer",
+    "torch.optim.adagrad.Adagrad": "torch.optim.optimizer.Optimizer",
     "torch.optim.adam.Adam": "torch.optim.optimizer.Optimizer",
+    "torch.optim.adamax.Adamax": "torch.optim.optimizer.Optimizer",
     "torch.optim.adamw.AdamW": "torch.optim.adam.Adam",
     "torch.optim.lr_scheduler.CosineAnnealingLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.ExponentialLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.LambdaLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.MultiStepLR": "torch.optim.lr_scheduler.LRScheduler",
     "torch.optim.lr_scheduler.StepLR": "torch.optim.lr_scheduler.LRScheduler",
+    "torch.optim.nadam.NAdam": "torch.optim.optimizer.Optimizer",
+    "torch.optim.radam.RAdam": "torch.optim.optimizer.Optimizer",
     "torch.optim.rmsprop.RMSprop": "torch.optim.optimizer.Optimizer",
     "torch.optim.sgd.SGD": "torch.optim.optimizer.Optimizer",
     "torch.utils.data.dataset.Subset": "torch.utils.data.dataset.Dataset",

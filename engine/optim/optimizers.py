@@ -1,4 +1,4 @@
-"""torch.optim: SGD, Adam, AdamW and RMSprop, their parameter groups and state, printed as torch prints them.
+"""torch.optim: SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad, Adamax, NAdam and RAdam, their parameter groups and state, printed as torch prints them.
 
 The updates are torch's single-tensor CPU implementations (what torch picks on the CPU: neither
 foreach nor fused), in the same arithmetic, so float32 parameters come out bit for bit:
@@ -315,6 +315,229 @@ class RMSprop(Optimizer):
             _write(p, x + (_scalar(-lr, x) * g) / avg)
 
 
+def _check_capturable(group: dict, devices: str) -> None:
+    """capturable=True wants an accelerator; on the CPU torch's step refuses it."""
+    if group["capturable"]:
+        raise AssertionError("If capturable=True, params and state_steps must be on supported "
+                             f"devices: {devices}.")
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(
+            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            capturable=capturable, foreach=foreach, differentiable=differentiable))
+
+    def _update_group(self, group: dict) -> None:
+        pairs = _gradients(group)
+        for p, _ in pairs:  # (torch makes the group's state, then checks, then updates)
+            if not self.state[p]:
+                _first_step_state(self.state[p], np.asarray(p.array), "square_avg", "acc_delta")
+        if pairs:
+            _check_capturable(group, "['cuda', 'xpu', 'hpu', 'privateuseone']")
+        for p, g in pairs:
+            self._update(p, g, group, self.state[p])
+
+    @staticmethod
+    def _update(p: Tensor, g, group: dict, state: dict) -> None:
+        x = np.asarray(p.array)
+        state["step"].array = state["step"].array + np.float32(1)
+        rho, eps = _scalar(group["rho"], x), _scalar(group["eps"], x)
+        if group["weight_decay"] != 0:
+            g = fma(x, _scalar(group["weight_decay"], x), g)
+        square_avg = state["square_avg"].storage()
+        acc_delta = state["acc_delta"].storage()
+        rest = _scalar(1 - group["rho"], x)
+        square_avg[...] = fma(rest * g, g, square_avg * rho)
+        std = np.sqrt(square_avg + eps)
+        delta = np.sqrt(acc_delta + eps) / std * g
+        acc_delta[...] = fma(rest * delta, delta, acc_delta * rho)
+        _write(p, fma(delta, _scalar(-group["lr"], x), x))
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= initial_accumulator_value,
+               f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        super().__init__(params, dict(
+            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, fused=fused))
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        # Adagrad's state exists from the start (for the constructor's parameters only)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._first_state(self.state[p], p)
+
+    def _first_state(self, state: dict, p: Tensor) -> None:
+        x = np.asarray(p.array)
+        state["step"] = Tensor._wrap(np.float32(0))
+        # (a later group's state takes the defaults' initial value, as torch's does)
+        state["sum"] = Tensor._wrap(np.full_like(x, self.defaults["initial_accumulator_value"]))
+
+    def _update_group(self, group: dict) -> None:
+        for p, g in _gradients(group):
+            state = self.state[p]
+            if not state:
+                self._first_state(state, p)
+            x = np.asarray(p.array)
+            state["step"].array = step = state["step"].array + np.float32(1)
+            if group["weight_decay"] != 0:
+                g = fma(x, _scalar(group["weight_decay"], x), g)
+            clr = group["lr"] / (1 + (float(step) - 1) * group["lr_decay"])
+            total = state["sum"].storage()
+            total[...] = fma(g, g, total)
+            std = np.sqrt(total) + _scalar(group["eps"], x)
+            _write(p, x + (_scalar(-clr, x) * g) / std)
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, capturable=capturable))
+
+    @staticmethod
+    def _update(p: Tensor, g, group: dict, state: dict) -> None:
+        x = np.asarray(p.array)
+        if not state:
+            _first_step_state(state, x, "exp_avg", "exp_inf")
+        _check_capturable(group, "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']")
+        state["step"].array = step = state["step"].array + np.float32(1)
+        beta1, beta2 = group["betas"]
+        if group["weight_decay"] != 0:
+            g = fma(x, _scalar(group["weight_decay"], x), g)
+        exp_avg = state["exp_avg"].storage()
+        exp_inf = state["exp_inf"].storage()
+        exp_avg[...] = _lerp(exp_avg, g, _scalar(1 - beta1, x))
+        exp_inf[...] = np.maximum(exp_inf * _scalar(beta2, x), np.abs(g) + _scalar(group["eps"], x))
+        clr = group["lr"] / (1 - beta1 ** float(step))
+        _write(p, x + (_scalar(-clr, x) * exp_avg) / exp_inf)
+
+
+_ALL_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= momentum_decay, f"Invalid momentum_decay value: {momentum_decay}")
+        super().__init__(params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+            momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable))
+
+    @staticmethod
+    def _update(p: Tensor, g, group: dict, state: dict) -> None:
+        x = np.asarray(p.array)
+        if not state:
+            state["step"] = Tensor._wrap(np.float32(0))
+            state["mu_product"] = Tensor._wrap(np.float32(1))
+            state["exp_avg"] = Tensor._wrap(np.zeros_like(x))
+            state["exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
+        if group["capturable"]:
+            raise AssertionError("If capturable=True, params, mu_products and state_steps must "
+                                 f"be on supported devices: {_ALL_DEVICES}.")
+        state["step"].array = step = state["step"].array + np.float32(1)
+        step = float(step)
+        beta1, beta2 = group["betas"]
+        lr, decay, momentum_decay = group["lr"], group["weight_decay"], group["momentum_decay"]
+        bias_correction2 = 1 - beta2 ** step
+        if decay != 0:
+            if group["decoupled_weight_decay"]:
+                x = x * _scalar(1 - lr * decay, x)
+            else:
+                g = fma(x, _scalar(decay, x), g)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        # (the product is a float32 tensor: mu is rounded to float32 before it multiplies)
+        state["mu_product"].array = product = state["mu_product"].array * np.float32(mu)
+        product = float(product)
+        exp_avg, exp_avg_sq = state["exp_avg"].storage(), state["exp_avg_sq"].storage()
+        exp_avg[...] = _lerp(exp_avg, g, _scalar(1 - beta1, x))
+        exp_avg_sq[...] = fma(_scalar(1 - beta2, x) * g, g, exp_avg_sq * _scalar(beta2, x))
+        denom = np.sqrt(exp_avg_sq / _scalar(bias_correction2, x)) + _scalar(group["eps"], x)
+        x = x + (_scalar(-lr * (1.0 - mu) / (1.0 - product), x) * g) / denom
+        value = (-lr * mu_next) / (1.0 - product * mu_next)
+        _write(p, x + (_scalar(value, x) * exp_avg) / denom)
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            foreach=foreach, capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
+
+    @staticmethod
+    def _update(p: Tensor, g, group: dict, state: dict) -> None:
+        x = np.asarray(p.array)
+        if not state:
+            _first_step_state(state, x, "exp_avg", "exp_avg_sq")
+        _check_capturable(group, _ALL_DEVICES)
+        state["step"].array = step = state["step"].array + np.float32(1)
+        step = float(step)
+        beta1, beta2 = group["betas"]
+        lr, decay = group["lr"], group["weight_decay"]
+        if decay != 0:
+            if group["decoupled_weight_decay"]:
+                x = x * _scalar(1 - lr * decay, x)
+            else:
+                g = fma(x, _scalar(decay, x), g)
+        exp_avg, exp_avg_sq = state["exp_avg"].storage(), state["exp_avg_sq"].storage()
+        exp_avg[...] = _lerp(exp_avg, g, _scalar(1 - beta1, x))
+        exp_avg_sq[...] = fma(_scalar(1 - beta2, x) * g, g, exp_avg_sq * _scalar(beta2, x))
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        corrected = exp_avg / _scalar(bias_correction1, x)
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            # (a float over a tensor is torch's reciprocal, then a product)
+            adaptive = (_scalar(1, x) / (np.sqrt(exp_avg_sq) + _scalar(group["eps"], x))
+                        * _scalar(bias_correction2 ** 0.5, x))
+            update = corrected * _scalar(lr, x) * adaptive * _scalar(rect, x)
+        else:
+            update = corrected * _scalar(lr, x)
+        _write(p, x - update)
+
+
 def _first_step_state(state: dict, x: np.ndarray, *buffers: str) -> None:
     """A parameter's state before its first step, in torch's key order: the step count (a
     0-d float32 tensor), then each buffer, zeros of the parameter's shape."""
@@ -330,4 +553,5 @@ def _lerp(start: np.ndarray, end: np.ndarray, weight) -> np.ndarray:
     return fma(weight - 1, end - start, end)
 
 
-OPTIMIZERS = {cls.__name__: cls for cls in (SGD, Adam, AdamW, RMSprop)}
+OPTIMIZERS = {cls.__name__: cls for cls in (SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad,
+                                             Adamax, NAdam, RAdam)}
