@@ -52,5 +52,6 @@ POSITIONS = {
     "torch.zeros_like": {"input": 0},
     "Tensor.backward": {"create_graph": 2, "gradient": 0, "inputs": 3, "retain_graph": 1},
     "Tensor.requires_grad_": {"requires_grad": 0},
+    "Tensor.resize_": {"size": 0},
     "Tensor.to": {"device": 0, "other": 0},
 }

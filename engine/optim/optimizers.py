@@ -350,8 +350,8 @@ class Adadelta(Optimizer):
         rho, eps = _scalar(group["rho"], x), _scalar(group["eps"], x)
         if group["weight_decay"] != 0:
             g = fma(x, _scalar(group["weight_decay"], x), g)
-        square_avg = state["square_avg"].storage()
-        acc_delta = state["acc_delta"].storage()
+        square_avg = state["square_avg"].own_array()
+        acc_delta = state["acc_delta"].own_array()
         rest = _scalar(1 - group["rho"], x)
         square_avg[...] = fma(rest * g, g, square_avg * rho)
         std = np.sqrt(square_avg + eps)
@@ -399,7 +399,7 @@ class Adagrad(Optimizer):
             if group["weight_decay"] != 0:
                 g = fma(x, _scalar(group["weight_decay"], x), g)
             clr = group["lr"] / (1 + (float(step) - 1) * group["lr_decay"])
-            total = state["sum"].storage()
+            total = state["sum"].own_array()
             total[...] = fma(g, g, total)
             std = np.sqrt(total) + _scalar(group["eps"], x)
             _write(p, x + (_scalar(-clr, x) * g) / std)
@@ -427,8 +427,8 @@ class Adamax(Optimizer):
         beta1, beta2 = group["betas"]
         if group["weight_decay"] != 0:
             g = fma(x, _scalar(group["weight_decay"], x), g)
-        exp_avg = state["exp_avg"].storage()
-        exp_inf = state["exp_inf"].storage()
+        exp_avg = state["exp_avg"].own_array()
+        exp_inf = state["exp_inf"].own_array()
         exp_avg[...] = _lerp(exp_avg, g, _scalar(1 - beta1, x))
         exp_inf[...] = np.maximum(exp_inf * _scalar(beta2, x), np.abs(g) + _scalar(group["eps"], x))
         clr = group["lr"] / (1 - beta1 ** float(step))
@@ -480,7 +480,7 @@ class NAdam(Optimizer):
         # (the product is a float32 tensor: mu is rounded to float32 before it multiplies)
         state["mu_product"].array = product = state["mu_product"].array * np.float32(mu)
         product = float(product)
-        exp_avg, exp_avg_sq = state["exp_avg"].storage(), state["exp_avg_sq"].storage()
+        exp_avg, exp_avg_sq = state["exp_avg"].own_array(), state["exp_avg_sq"].own_array()
         exp_avg[...] = _lerp(exp_avg, g, _scalar(1 - beta1, x))
         exp_avg_sq[...] = fma(_scalar(1 - beta2, x) * g, g, exp_avg_sq * _scalar(beta2, x))
         denom = np.sqrt(exp_avg_sq / _scalar(bias_correction2, x)) + _scalar(group["eps"], x)
@@ -518,7 +518,7 @@ class RAdam(Optimizer):
                 x = x * _scalar(1 - lr * decay, x)
             else:
                 g = fma(x, _scalar(decay, x), g)
-        exp_avg, exp_avg_sq = state["exp_avg"].storage(), state["exp_avg_sq"].storage()
+        exp_avg, exp_avg_sq = state["exp_avg"].own_array(), state["exp_avg_sq"].own_array()
         exp_avg[...] = _lerp(exp_avg, g, _scalar(1 - beta1, x))
         exp_avg_sq[...] = fma(_scalar(1 - beta2, x) * g, g, exp_avg_sq * _scalar(beta2, x))
         bias_correction1 = 1 - beta1 ** step
