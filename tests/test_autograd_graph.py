@@ -6,12 +6,11 @@ what it prints under real PyTorch (skipped without torch)."""
 from __future__ import annotations
 
 import io
-import re
 
 import pytest
 
 from autodiff.interpreter import run_source
-from torch_programs import run_under_torch
+from torch_programs import assert_prints_as_torch, run_under_torch
 
 _HEAD = "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n" \
         "y = torch.tensor([3.0, 4.0], requires_grad=True)\n"
@@ -124,8 +123,6 @@ except TypeError as e:
 """,
 }
 
-_ADDRESS = re.compile(r"0x[0-9a-f]+")
-
 
 @pytest.fixture(scope="module")
 def reference():
@@ -134,12 +131,7 @@ def reference():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_as_torch(name, reference):
-    out = io.StringIO()
-    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=io.StringIO())
-    expected = reference[name]
-    assert result.error is None, result.error
-    assert expected.error is None, expected.error
-    assert _ADDRESS.sub("0xADDR", out.getvalue()) == _ADDRESS.sub("0xADDR", expected.stdout)
+    assert_prints_as_torch(name, PROGRAMS[name], reference[name])
 
 
 def test_saved_names_table_is_torchs():

@@ -7,15 +7,13 @@ against float64 central differences of the function, without torch."""
 
 from __future__ import annotations
 
-import io
 import itertools
 
 import numpy as np
 import pytest
 
 from autodiff.engine.api import torch
-from autodiff.interpreter import run_source
-from torch_programs import run_under_torch
+from torch_programs import assert_prints_as_torch, run_under_torch
 
 PROGRAMS = {
     'jac': 'import torch\nfrom torch.func import jacrev, jacfwd, hessian\nx = torch.tensor([0.5, -1.0, 2.0])\ny = torch.tensor([1.5, 0.25])\ndef f(a):\n    return a.sin() * a\ndef g(a, b):\n    return a.sum() * b ** 2 + b.exp()\ndef h(a):\n    return (a ** 3).sum() + a.prod()\ndef with_aux(a):\n    out = a.cos() * 2\n    return out, out.sum()\ndef two(a, b):\n    return a * 2, b.sum() * a\nfor jac in (jacrev, jacfwd):\n    print(jac(f)(x))\n    print(jac(g)(x, y))\n    print(jac(g, argnums=1)(x, y))\n    print(jac(g, argnums=(0, 1))(x, y))\n    print(jac(with_aux, has_aux=True)(x))\n    print(jac(two, argnums=(0, 1))(x, y))\n    print(jac(torch.sin)(torch.tensor(0.5)))\nprint(hessian(h)(x))\nprint(hessian(lambda a: (a.sin() * a).sum())(x))\nprint(hessian(g, argnums=1)(x, y))\nprint(hessian(lambda a, b: (a * b).sum(), argnums=(0, 1))(y, y * 3))\nw = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\nj = jacrev(f)(w)\nprint(j)\nj.sum().backward()\nprint(w.grad)\ntry:\n    print(jacrev(f, argnums=2)(x))\nexcept Exception as e:\n    print(type(e).__name__, e)\ntry:\n    print(jacrev(with_aux, has_aux=True)(x)[0].shape, jacrev(lambda a: a, has_aux=True)(x))\nexcept Exception as e:\n    print(type(e).__name__, e)\n',
@@ -31,12 +29,7 @@ def reference():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_as_torch(name, reference):
-    out = io.StringIO()
-    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=io.StringIO())
-    expected = reference[name]
-    assert expected.error is None, expected.error
-    assert result.error is None, result.error
-    assert out.getvalue() == expected.stdout
+    assert_prints_as_torch(name, PROGRAMS[name], reference[name])
 
 
 # --- against central differences (no torch) ---------------------------------------------

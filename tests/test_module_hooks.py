@@ -5,15 +5,13 @@ torch, the hooks' gradients are checked against the module's own."""
 
 from __future__ import annotations
 
-import io
 import re
 
 import numpy as np
 import pytest
 
 from autodiff.engine.api import nn, torch as T
-from autodiff.interpreter import run_source
-from torch_programs import run_under_torch
+from torch_programs import assert_prints_as_torch, run_under_torch
 
 _HEAD = "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
 
@@ -138,7 +136,6 @@ for t in (p * 2, torch.ones(2)):
 """,
 }
 
-_ADDRESS = re.compile(r"0x[0-9a-f]+")
 _WARNING = re.compile(r"(?:Future|User)Warning: .*")
 
 
@@ -149,13 +146,7 @@ def reference():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_and_warns_as_torch(name, reference):
-    out, err = io.StringIO(), io.StringIO()
-    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=err)
-    expected = reference[name]
-    assert result.error is None and expected.error is None
-    assert _ADDRESS.sub("0xADDR", out.getvalue()) == _ADDRESS.sub("0xADDR", expected.stdout)
-    # the same warnings, as many times (torch's point at its own file for the non-full hooks)
-    assert _WARNING.findall(err.getvalue()) == _WARNING.findall(expected.stderr)
+    assert_prints_as_torch(name, PROGRAMS[name], reference[name], warnings=_WARNING)
 
 
 def test_full_backward_hook_sees_the_gradients_backward_computes():

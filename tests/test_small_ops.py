@@ -3,13 +3,11 @@ under autodiff exactly as under real PyTorch (skipped without torch)."""
 
 from __future__ import annotations
 
-import io
 
 import pytest
 
 from autodiff.engine.api import torch as T
-from autodiff.interpreter import run_source
-from torch_programs import run_under_torch
+from torch_programs import assert_prints_as_torch, run_under_torch
 
 PROGRAMS = {"constants_promotion": """
 import torch
@@ -40,10 +38,7 @@ def reference():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_as_torch(name, reference):
-    out = io.StringIO()
-    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=io.StringIO())
-    assert result.error is None and reference[name].error is None
-    assert out.getvalue() == reference[name].stdout
+    assert_prints_as_torch(name, PROGRAMS[name], reference[name])
 
 
 def test_promotion_without_torch():

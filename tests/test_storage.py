@@ -11,7 +11,7 @@ import re
 import pytest
 
 from autodiff.interpreter import run_source
-from torch_programs import run_under_torch
+from torch_programs import assert_prints_as_torch, run_under_torch
 
 PROGRAMS = {"sharing": """
 import torch
@@ -159,12 +159,7 @@ def reference():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_and_warns_as_torch(name, reference):
-    out, err = io.StringIO(), io.StringIO()
-    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=err)
-    expected = reference[name]
-    assert result.error is None and expected.error is None, (result.error, expected.error)
-    assert out.getvalue() == expected.stdout
-    assert _WARNING.findall(err.getvalue()) == _WARNING.findall(expected.stderr)
+    assert_prints_as_torch(name, PROGRAMS[name], reference[name], warnings=_WARNING)
 
 
 def _run(source: str) -> tuple[str, str, object]:

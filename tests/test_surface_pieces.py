@@ -6,13 +6,10 @@ nn.ParameterList and nn.ParameterDict."""
 
 from __future__ import annotations
 
-import io
-import re
 
 import pytest
 
-from autodiff.interpreter import run_source
-from torch_programs import run_under_torch
+from torch_programs import assert_prints_as_torch, run_under_torch
 
 pytest.importorskip("torch")
 
@@ -154,8 +151,6 @@ print(pd.get("zz"), pd.setdefault("e", torch.ones(1)))
 """,
 }
 
-_ADDRESS = re.compile(r"0x[0-9a-f]+")
-
 
 @pytest.fixture(scope="module")
 def reference():
@@ -164,9 +159,4 @@ def reference():
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_prints_as_torch(name, reference):
-    out = io.StringIO()
-    result = run_source(PROGRAMS[name], f"{name}.tg", out=out, err=io.StringIO())
-    expected = reference[name]
-    assert result.error is None, result.error
-    assert expected.error is None, expected.error
-    assert _ADDRESS.sub("0xADDR", out.getvalue()) == _ADDRESS.sub("0xADDR", expected.stdout)
+    assert_prints_as_torch(name, PROGRAMS[name], reference[name])

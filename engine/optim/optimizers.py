@@ -221,11 +221,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         super().__init__(params, dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
             maximize=maximize, foreach=foreach, capturable=capturable,
@@ -313,6 +309,15 @@ class RMSprop(Optimizer):
             _write(p, fma(buf, _scalar(-lr, x), x))
         else:
             _write(p, x + (_scalar(-lr, x) * g) / avg)
+
+
+def _check_adam_arguments(lr, eps, betas, weight_decay) -> None:
+    """The Adam family's checks, in torch's order (Adam, Adamax, NAdam, RAdam)."""
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+    _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+    _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+    _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+    _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
 
 
 def _check_capturable(group: dict, devices: str) -> None:
@@ -408,11 +413,7 @@ class Adagrad(Optimizer):
 class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         super().__init__(params, dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
             maximize=maximize, differentiable=differentiable, capturable=capturable))
@@ -442,11 +443,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         _check(0.0 <= momentum_decay, f"Invalid momentum_decay value: {momentum_decay}")
         super().__init__(params, dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
@@ -493,11 +490,7 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_arguments(lr, eps, betas, weight_decay)
         super().__init__(params, dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
             foreach=foreach, capturable=capturable,
