@@ -12,6 +12,7 @@ from ..core.session import no_grad
 from ..ops.normalization import batch_norm, layer_norm
 from ..tensors.parameter import announce, make_parameter
 from ..tensors.tensor import Tensor, mark_initialised
+from . import init
 from .layers import lazy_parameter
 from .module import Module
 
@@ -67,11 +68,10 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            with no_grad():
-                self.weight.array[...] = 1
-                if self.bias is not None:
-                    self.bias.array[...] = 0
+        if self.affine:  # torch's init.ones_ and init.zeros_: in place, under no_grad
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input) -> None:
         if input.dim() not in self._dims:
@@ -183,11 +183,10 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            with no_grad():
-                self.weight.array[...] = 1
-                if self.bias is not None:
-                    self.bias.array[...] = 0
+        if self.elementwise_affine:  # torch's init.ones_ and init.zeros_: in place, under no_grad
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
